@@ -1,0 +1,225 @@
+#!/usr/bin/env bash
+# Build the patched MPICH: fetch -> verify -> unpack -> patch+overlay -> autogen
+# -> configure -> make -> install.  Every stage is incremental:
+#   * the MPICH work tree is only written where a file's content changes, so
+#     make recompiles just what an edit in src/, include/ or patches/ affects;
+#   * autogen reruns only when a generator input changes (build files, binding
+#     *_api.txt, CVAR blocks, the set of overlaid files);
+#   * configure reruns only when autogen ran or the configure arguments changed.
+# Settings come from the environment (written by the top-level configure into
+# _build/config.env, see Makefile.am).
+set -euo pipefail
+
+TOP=${TOP:-$(cd "$(dirname "$0")/.." && pwd)}
+BUILD=${BUILD_DIR:-$TOP/_build}
+PREFIX=${PREFIX:-$TOP/_install}
+DEVICE=${MPICH_DEVICE:-ch4:ofi}
+MPICH_SOURCE=${MPICH_SOURCE:-}
+EXTRA_CONFIGURE=${MPICH_EXTRA_CONFIGURE:-}
+NA_VERSION=${NA_VERSION:-0.1.0}
+JOBS=${JOBS:-$(nproc)}
+
+MPICH_VERSION=4.0.2
+DEB_VERSION=4.0.2-3
+TARBALL_NAME=mpich_${MPICH_VERSION}.orig.tar.xz
+TARBALL_SHA256=b27039f964afeb6b8a3e009c56b441cbe368c26d6d6476ad3bb7190996875860
+
+LOGS=$BUILD/logs
+ORIG=$BUILD/mpich-orig      # pristine unpacked upstream source, never modified
+SRC=$BUILD/mpich-src        # patched + overlaid source that autogen/make see
+OBJ=$BUILD/mpich-obj        # out-of-tree MPICH build directory
+STAMPS=$BUILD/stamps
+mkdir -p "$LOGS" "$STAMPS"
+
+T0=$(date +%s)
+say() { printf '[build %4ss] %s\n' "$(( $(date +%s) - T0 ))" "$*"; }
+die() { echo "build-mpich: error: $*" >&2; exit 1; }
+
+# run STAGE CMD...: log the whole output to $LOGS/STAGE.log, print its tail on failure.
+run() {
+    local stage=$1; shift
+    local log=$LOGS/$stage.log start=$(date +%s)
+    say "$stage: started (log: ${log#$TOP/})"
+    if ! "$@" >"$log" 2>&1; then
+        echo "---- last 40 lines of ${log#$TOP/} ----" >&2
+        tail -n 40 "$log" >&2
+        die "stage '$stage' failed after $(( $(date +%s) - start ))s; full log: $log"
+    fi
+    say "$stage: done in $(( $(date +%s) - start ))s"
+}
+
+# ---------------------------------------------------------------- source
+fetch_tarball() {
+    local dl=$BUILD/download
+    if [ -n "$MPICH_SOURCE" ]; then
+        [ -e "$MPICH_SOURCE" ] || die "--with-mpich-source=$MPICH_SOURCE does not exist"
+        if [ -d "$MPICH_SOURCE" ]; then
+            [ -f "$MPICH_SOURCE/configure.ac" ] && [ -f "$MPICH_SOURCE/maint/version.m4" ] ||
+                die "$MPICH_SOURCE is not an MPICH source directory (no configure.ac / maint/version.m4)"
+            grep -q "MPICH_VERSION_m4],\[$MPICH_VERSION\]" "$MPICH_SOURCE/maint/version.m4" ||
+                die "$MPICH_SOURCE is not MPICH $MPICH_VERSION (see its maint/version.m4)"
+            SOURCE_KIND=dir; SOURCE_PATH=$(cd "$MPICH_SOURCE" && pwd)
+            return
+        fi
+        SOURCE_KIND=tarball; SOURCE_PATH=$(cd "$(dirname "$MPICH_SOURCE")" && pwd)/$(basename "$MPICH_SOURCE")
+    else
+        SOURCE_KIND=tarball; SOURCE_PATH=$dl/$TARBALL_NAME
+        if [ ! -f "$SOURCE_PATH" ]; then
+            mkdir -p "$dl"
+            command -v apt-get >/dev/null || die "apt-get not found: pass --with-mpich-source=TARBALL"
+            say "download: apt-get source --download-only mpich=$DEB_VERSION"
+            (cd "$dl" && apt-get source --download-only "mpich=$DEB_VERSION") >"$LOGS/download.log" 2>&1 ||
+                tail -n 20 "$LOGS/download.log" >&2
+            [ -f "$SOURCE_PATH" ] || die "could not obtain Debian source package mpich=$DEB_VERSION;" \
+                "is a deb-src line for bookworm main configured? (scripts/setup-deps.sh adds one)" \
+                "or pass --with-mpich-source=TARBALL|DIR"
+        fi
+    fi
+    local sum
+    sum=$(sha256sum "$SOURCE_PATH" | cut -d' ' -f1)
+    if [ "$sum" != "$TARBALL_SHA256" ]; then
+        die "checksum mismatch for $SOURCE_PATH:
+    expected sha256 $TARBALL_SHA256
+    got      sha256 $sum
+refusing to build from an unverified MPICH source"
+    fi
+    say "source: $SOURCE_PATH (sha256 verified)"
+}
+
+unpack() {
+    local id
+    if [ "$SOURCE_KIND" = dir ]; then id="dir:$SOURCE_PATH"; else id="sha256:$TARBALL_SHA256"; fi
+    if [ -f "$STAMPS/unpack" ] && [ "$(cat "$STAMPS/unpack")" = "$id" ] && [ -d "$ORIG" ]; then
+        return
+    fi
+    rm -rf "$ORIG" "$SRC" "$OBJ" "$STAMPS"/*
+    mkdir -p "$ORIG"
+    if [ "$SOURCE_KIND" = dir ]; then
+        run unpack cp -a "$SOURCE_PATH/." "$ORIG/"
+    else
+        run unpack tar -xJf "$SOURCE_PATH" -C "$ORIG" --strip-components=1
+    fi
+    echo "$id" >"$STAMPS/unpack"
+}
+
+# ---------------------------------------------------------------- patch + overlay
+# Builds the wanted content of every file that patches/ or the overlay touch into
+# a scratch tree, then copies into $SRC only files whose content differs.  Files
+# touched by an earlier build but no longer by now are restored from $ORIG.
+sync_tree() {
+    local stage=$BUILD/stage
+    rm -rf "$stage"; mkdir -p "$stage"
+    [ -d "$SRC" ] || { run copy-tree cp -a "$ORIG" "$SRC"; }
+
+    # 1. patched files: start from pristine copies of every file the series touches.
+    local series=$TOP/patches/series patched=()
+    if [ -f "$series" ]; then
+        local p
+        while read -r p _; do
+            case "$p" in ''|'#'*) continue ;; esac
+            [ -f "$TOP/patches/$p" ] || die "patches/series lists '$p' but patches/$p does not exist"
+            while read -r f; do patched+=("$f"); done < <(
+                sed -n 's/^+++ b\/\([^\t ]*\).*/\1/p; s/^--- a\/\([^\t ]*\).*/\1/p' "$TOP/patches/$p" | sort -u)
+        done <"$series"
+        for f in $(printf '%s\n' "${patched[@]}" | sort -u); do
+            if [ -f "$ORIG/$f" ]; then mkdir -p "$stage/$(dirname "$f")"; cp -p "$ORIG/$f" "$stage/$f"; fi
+        done
+        while read -r p _; do
+            case "$p" in ''|'#'*) continue ;; esac
+            if ! patch -p1 -d "$stage" --no-backup-if-mismatch -f -s <"$TOP/patches/$p" >"$LOGS/patch.log" 2>&1; then
+                cat "$LOGS/patch.log" >&2
+                die "patch patches/$p does not apply to MPICH $MPICH_VERSION (see above)"
+            fi
+        done <"$series"
+    fi
+
+    # 2. overlay: our src/ and include/ (include/ -> MPICH src/include/).
+    if [ -d "$TOP/src" ]; then (cd "$TOP/src" && find . -type f ! -name '*~' -print0 |
+        while IFS= read -r -d '' f; do mkdir -p "$stage/src/$(dirname "$f")"; cp -p "$f" "$stage/src/$f"; done); fi
+    if [ -d "$TOP/include" ]; then (cd "$TOP/include" && find . -type f ! -name '*~' -print0 |
+        while IFS= read -r -d '' f; do mkdir -p "$stage/src/include/$(dirname "$f")"; cp -p "$f" "$stage/src/include/$f"; done); fi
+
+    # 3. copy what differs; restore what we no longer touch.
+    local now=$BUILD/touched.now before=$STAMPS/touched changed=0
+    (cd "$stage" && find . -type f | sed 's|^\./||' | sort) >"$now"
+    while read -r f; do
+        if ! cmp -s "$stage/$f" "$SRC/$f"; then
+            mkdir -p "$SRC/$(dirname "$f")"; cp "$stage/$f" "$SRC/$f"; changed=$((changed + 1))
+            echo "$f" >>"$BUILD/changed.list"
+        fi
+    done <"$now"
+    if [ -f "$before" ]; then
+        comm -23 "$before" "$now" | while read -r f; do
+            if [ -f "$ORIG/$f" ]; then cp -p "$ORIG/$f" "$SRC/$f"; else rm -f "$SRC/$f"; fi
+            echo "$f" >>"$BUILD/changed.list"
+        done
+    fi
+    mv "$now" "$before"
+    say "sync: $(wc -l <"$before") patched/overlaid files, $changed changed"
+}
+
+# Everything autogen derives from: build system files, binding descriptions, CVAR
+# blocks, ch4 API tables and the set of files that exist.
+generator_fingerprint() {
+    {
+        cat "$STAMPS/touched"
+        while read -r f; do
+            case "$f" in
+                *.mk|*.am|*.ac|*.m4|*_api.txt|*/errnames.txt|*.in|src/mpid/ch4/ch4_api.txt|maint/*)
+                    cat "$SRC/$f" ;;
+                *.c|*.h)
+                    sed -n '/BEGIN_MPI_T_CVAR_INFO_BLOCK/,/END_MPI_T_CVAR_INFO_BLOCK/p' "$SRC/$f" ;;
+            esac
+        done <"$STAMPS/touched"
+    } | sha256sum | cut -d' ' -f1
+}
+
+autogen() {
+    local fp; fp=$(generator_fingerprint)
+    if [ -f "$STAMPS/autogen" ] && [ "$(cat "$STAMPS/autogen")" = "$fp" ]; then return; fi
+    run autogen bash -c "cd '$SRC' && ./autogen.sh -quick"
+    echo "$fp" >"$STAMPS/autogen"
+    rm -f "$STAMPS/configure"
+}
+
+configure_mpich() {
+    local cc=gcc
+    command -v ccache >/dev/null && cc="ccache gcc"
+    local args=(--prefix="$PREFIX" --with-device="$DEVICE"
+        --with-hwloc=/usr --with-datatype-engine=dataloop
+        --disable-fortran --disable-cxx --disable-romio --disable-static --enable-fast=O2
+        "--with-custom-version-string=Notified Access $NA_VERSION")
+    case "$DEVICE" in
+        ch4:ofi*) args+=(--with-libfabric=/usr) ;;
+        ch4:ucx*) args+=(--with-ucx=/usr) ;;
+    esac
+    # shellcheck disable=SC2206
+    [ -n "$EXTRA_CONFIGURE" ] && args+=($EXTRA_CONFIGURE)
+    local id; id=$(printf '%s\n' "$cc" "${args[@]}" | sha256sum | cut -d' ' -f1)
+    if [ -f "$STAMPS/configure" ] && [ "$(cat "$STAMPS/configure")" = "$id" ] && [ -f "$OBJ/Makefile" ]; then
+        return
+    fi
+    # New arguments need a clean build directory; a rerun after autogen does not.
+    if [ ! -f "$STAMPS/configure.args" ] || [ "$(cat "$STAMPS/configure.args")" != "$id" ]; then
+        rm -rf "$OBJ"
+    fi
+    mkdir -p "$OBJ"
+    run configure bash -c "cd '$OBJ' && '$SRC/configure' $(printf '%q ' "${args[@]}") CC='$cc'"
+    echo "$id" >"$STAMPS/configure"
+    echo "$id" >"$STAMPS/configure.args"
+}
+
+make_install() {
+    run make make -C "$OBJ" -j"$JOBS"
+    run install make -C "$OBJ" install
+    [ -x "$PREFIX/bin/mpicc" ] || die "install finished but $PREFIX/bin/mpicc is missing"
+}
+
+rm -f "$BUILD/changed.list"
+fetch_tarball
+unpack
+sync_tree
+autogen
+configure_mpich
+make_install
+say "patched MPICH $MPICH_VERSION ($DEVICE) with Notified Access $NA_VERSION installed in $PREFIX"

@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Install the Debian (bookworm) packages needed to build and test Notified Access MPICH.
+# Must run as root (or through sudo); does nothing that needs the network beyond apt.
+set -euo pipefail
+
+PKGS=(
+  build-essential gcc g++ gfortran make autoconf automake libtool m4 pkg-config
+  python3 perl file patch xz-utils ccache dpkg-dev
+  libfabric-dev libhwloc-dev libucx-dev
+  libpsm2-dev libpsm-infinipath1-dev librdmacm-dev libibverbs-dev
+  libnl-3-dev libnl-route-3-dev libnuma-dev
+  liblapack-dev libblas-dev
+  iproute2 gnuplot-nox valgrind
+)
+
+if [ "$(id -u)" != 0 ]; then
+  if command -v sudo >/dev/null 2>&1; then
+    exec sudo -n "$0" "$@" || {
+      echo "setup-deps: needs root to install: ${PKGS[*]} (and a deb-src line for bookworm main)." >&2
+      exit 1; }
+  fi
+  echo "setup-deps: must run as root. It installs: ${PKGS[*]}" >&2
+  echo "setup-deps: and adds a 'deb-src' entry for bookworm main so 'apt-get source mpich' works." >&2
+  exit 1
+fi
+
+# apt-get source needs a deb-src entry for bookworm main.
+if ! grep -rqsE '^(deb-src|Types:.*deb-src)' /etc/apt/sources.list /etc/apt/sources.list.d/; then
+  echo "setup-deps: adding deb-src entry for bookworm main"
+  cat > /etc/apt/sources.list.d/notify-mpich-src.sources <<'SRC'
+Types: deb-src
+URIs: http://deb.debian.org/debian
+Suites: bookworm
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+SRC
+  NEED_UPDATE=1
+fi
+
+missing=()
+for p in "${PKGS[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+if [ "${NEED_UPDATE:-0}" = 1 ] || [ ${#missing[@]} -gt 0 ]; then
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+fi
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup-deps: installing ${missing[*]}"
+  apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+echo "setup-deps: all build dependencies present"

@@ -1,0 +1,189 @@
+#!/usr/bin/env bash
+# The test suite: our Notified Access tests on every transport configuration,
+# then a curated subset of MPICH's own test/mpi against the patched build.
+#
+#   SUITE=all|notify|mpich   which part (default all)
+#   CONFIGS=shm,tcp,...      transport configurations for our tests
+#   TESTS=REGEX              only tests whose name matches
+#   NA_TIMEOUT_SCALE=N       multiply every timeout (slow machines)
+#
+# Prints PASS/FAIL/SKIP per run and ends with "N passed, N failed, N skipped";
+# exits non-zero if anything failed.
+set -uo pipefail
+
+TOP=${TOP:-$(cd "$(dirname "$0")/.." && pwd)}
+BUILD=${BUILD_DIR:-$TOP/_build}
+PREFIX=${PREFIX:-$TOP/_install}
+SUITE=${SUITE:-all}
+CONFIGS=${CONFIGS:-shm,tcp,sockets,generic}
+TESTS=${TESTS:-.}
+SCALE=${NA_TIMEOUT_SCALE:-1}
+MPICC=$PREFIX/bin/mpicc
+MPIEXEC=$PREFIX/bin/mpiexec
+OUT=$BUILD/tests
+mkdir -p "$OUT/bin" "$OUT/logs"
+
+if [ ! -x "$MPICC" ] || [ ! -x "$MPIEXEC" ]; then
+    echo "run-suite: no patched MPICH installed in $PREFIX (run 'make' first)" >&2
+    exit 2
+fi
+
+npass=0 nfail=0 nskip=0
+failed=()
+pass() { npass=$((npass + 1)); printf 'PASS  %-52s %5ss\n' "$1" "$2"; }
+skip() { nskip=$((nskip + 1)); printf 'SKIP  %-52s (%s)\n' "$1" "$2"; }
+fail() {
+    nfail=$((nfail + 1)); failed+=("$1")
+    printf 'FAIL  %-52s %s\n' "$1" "$2"
+    if [ -n "${3:-}" ] && [ -f "$3" ]; then tail -n 15 "$3" | sed 's/^/      | /'; fi
+}
+
+# Environment of each transport configuration.  ch4:ofi always opens a
+# libfabric provider; tcp;ofi_rxm works everywhere here, on loopback.
+config_env() {
+    case "$1" in
+        shm) echo "FI_PROVIDER=tcp;ofi_rxm" ;;
+        tcp) echo "MPIR_CVAR_NOLOCAL=1 FI_PROVIDER=tcp;ofi_rxm" ;;
+        sockets) echo "MPIR_CVAR_NOLOCAL=1 FI_PROVIDER=sockets" ;;
+        generic) echo "FI_PROVIDER=tcp;ofi_rxm MPIR_CVAR_NOTIFY_FORCE_GENERIC=1" ;;
+        generic-tcp) echo "MPIR_CVAR_NOLOCAL=1 FI_PROVIDER=tcp;ofi_rxm MPIR_CVAR_NOTIFY_FORCE_GENERIC=1" ;;
+        *) return 1 ;;
+    esac
+}
+
+# run_mpi NAME LOG TIMEOUT ENV NP PROGRAM ARGS...: 0 on success, 124 on timeout
+run_mpi() {
+    local log=$1 t=$2 envs=$3 np=$4; shift 4
+    local -a envarr=()
+    IFS=' ' read -r -a envarr <<<"$envs"
+    # MPIEXEC_TIMEOUT lets hydra kill the ranks itself; timeout(1) backs it up
+    env "${envarr[@]}" MPIEXEC_TIMEOUT="$t" \
+        timeout -k 10 $((t + 15)) "$MPIEXEC" -n "$np" "$@" >"$log" 2>&1
+    local rc=$?
+    # hydra reports its own time-out with exit status 255 and a message
+    if grep -q "APPLICATION TIMED OUT\|timeout" "$log" 2>/dev/null && [ $rc -ne 0 ]; then rc=124; fi
+    [ $rc -eq 124 ] || [ $rc -eq 137 ] && pkill -KILL -f "$OUT/bin/" 2>/dev/null
+    return $rc
+}
+
+run_notify_suite() {
+    echo "== Notified Access tests (configs: $CONFIGS) =="
+    local -a lines=()
+    while IFS= read -r line; do
+        case "$line" in ''|'#'*) continue ;; esac
+        lines+=("$line")
+    done <"$TOP/test/testlist"
+
+    # compile each program once
+    local name src bin
+    declare -A built=()
+    for line in "${lines[@]}"; do
+        name=${line%% *}
+        [[ $name =~ $TESTS ]] || continue
+        [ -n "${built[$name]:-}" ] && continue
+        case "$name" in
+            */*) src=$TOP/$name.c ;;
+            *) src=$TOP/test/$name.c ;;
+        esac
+        bin=$OUT/bin/${name//\//_}
+        if "$MPICC" -std=c11 -O2 -Wall -Werror -I"$TOP/test" -o "$bin" "$src" \
+            >"$OUT/logs/${name//\//_}.compile.log" 2>&1; then
+            built[$name]=ok
+        else
+            built[$name]=fail
+            fail "$name (compile)" "" "$OUT/logs/${name//\//_}.compile.log"
+        fi
+    done
+
+    local cfg np t cfgs args envs id log start
+    IFS=',' read -r -a cfglist <<<"$CONFIGS"
+    for line in "${lines[@]}"; do
+        read -r name np rest <<<"$line"
+        [[ $name =~ $TESTS ]] || continue
+        [ "${built[$name]}" = ok ] || continue
+        t=60 cfgs="" args=""
+        while [ -n "$rest" ]; do
+            case "$rest" in
+                timeout=*) t=${rest#timeout=}; t=${t%% *} ;;
+                configs=*) cfgs=${rest#configs=}; cfgs=${cfgs%% *} ;;
+                args=*) args=${rest#args=}; rest=""; continue ;;
+            esac
+            [[ $rest == *" "* ]] && rest=${rest#* } || rest=""
+        done
+        t=$((t * SCALE))
+        bin=$OUT/bin/${name//\//_}
+        for cfg in "${cfglist[@]}"; do
+            id="$name -n $np [$cfg]"
+            if [ -n "$cfgs" ] && [[ ",$cfgs," != *",$cfg,"* ]]; then continue; fi
+            if ! envs=$(config_env "$cfg"); then fail "$id" "unknown configuration $cfg"; continue; fi
+            log=$OUT/logs/${name//\//_}.n$np.$cfg.log
+            start=$(date +%s)
+            # shellcheck disable=SC2086
+            run_mpi "$log" "$t" "$envs" "$np" "$bin" $args
+            local rc=$? el=$(( $(date +%s) - start ))
+            if [ $rc -eq 0 ] && grep -q '^No Errors' "$log"; then
+                pass "$id" "$el"
+            elif [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
+                fail "$id" "TIMEOUT after ${t}s (hang)" "$log"
+            else
+                fail "$id" "exit $rc after ${el}s" "$log"
+            fi
+        done
+    done
+}
+
+# ------------------------------------------------------------------ MPICH tests
+run_mpich_suite() {
+    local tdir=$BUILD/mpich-obj/test/mpi srcdir=$BUILD/mpich-src/test/mpi
+    echo "== MPICH regression subset (test/mpich-regression.txt) =="
+    if [ ! -f "$tdir/Makefile" ]; then
+        fail "mpich-regression" "MPICH's test/mpi is not configured in $tdir"
+        return
+    fi
+    if ! make -C "$tdir/util" >"$OUT/logs/mpich-util.log" 2>&1; then
+        fail "mpich-regression (libmtest)" "" "$OUT/logs/mpich-util.log"
+        return
+    fi
+    local dirs
+    dirs=$(awk '!/^#/ && NF {print $1}' "$TOP/test/mpich-regression.txt" | sort -u)
+    for d in $dirs; do
+        # runtests takes a testlist file per directory: write ours there
+        awk -v d="$d" '!/^#/ && NF && $1 == d { $1 = ""; sub(/^ /, ""); print }' \
+            "$TOP/test/mpich-regression.txt" | grep -E "$TESTS" >"$tdir/$d/testlist.na" || true
+        [ -s "$tdir/$d/testlist.na" ] || continue
+        local tap=$OUT/logs/mpich-$d.tap
+        rm -f "$tap"
+        (cd "$tdir" && env "FI_PROVIDER=tcp;ofi_rxm" MPITEST_TIMEOUT=$((60 * SCALE)) \
+            ./runtests -srcdir="$srcdir" -tests=testlist.na -testdirs="$d" -maxnp=4 \
+            -tapfile="$tap" -mpiexec="$MPIEXEC" >"$OUT/logs/mpich-$d.log" 2>&1)
+        if [ ! -s "$tap" ]; then
+            fail "mpich/$d" "runtests produced no results" "$OUT/logs/mpich-$d.log"
+            continue
+        fi
+        while IFS= read -r l; do
+            case "$l" in
+                "ok "*" # SKIP"*) skip "mpich/$d/$(echo "$l" | sed 's/^ok [0-9]* - \.\/[^/]*\///; s/ # SKIP.*//')" "runtests skip" ;;
+                "ok "*) pass "mpich/$d/$(echo "$l" | sed 's/^ok [0-9]* - \.\/[^/]*\///')" "-" ;;
+                "not ok "*) fail "mpich/$d/$(echo "$l" | sed 's/^not ok [0-9]* - \.\/[^/]*\///')" \
+                    "(see $OUT/logs/mpich-$d.log)" ;;
+            esac
+        done <"$tap"
+    done
+}
+
+start_all=$(date +%s)
+case "$SUITE" in
+    all) run_notify_suite; run_mpich_suite ;;
+    notify) run_notify_suite ;;
+    mpich) run_mpich_suite ;;
+    *) echo "run-suite: SUITE must be all, notify or mpich" >&2; exit 2 ;;
+esac
+
+echo
+if [ $nfail -gt 0 ]; then
+    echo "Failed:"
+    printf '  %s\n' "${failed[@]}"
+fi
+echo "suite time: $(( $(date +%s) - start_all ))s; logs in ${OUT#$TOP/}/logs"
+echo "$npass passed, $nfail failed, $nskip skipped"
+[ $nfail -eq 0 ]
