@@ -1,0 +1,5 @@
+##
+## Notified Access: device-independent matching (see include/mpir_notify.h)
+##
+
+mpi_core_sources += src/mpi/notify/notify.c

@@ -1,0 +1,613 @@
+/*
+ * Notified Access: matching of notifications to persistent requests.
+ *
+ * Per window (MPIR_Win.notify, created on first use):
+ *   - posted requests: exact (src, tag) requests live in a hash bucket per
+ *     (src, tag), in start order; wildcard requests in one list in start
+ *     order.  A lookup reads one bucket head and the wildcard list up to the
+ *     first request started later than that head, so its cost does not grow
+ *     with the number of posted exact requests.
+ *   - unexpected notifications: one list in arrival order (for wildcard
+ *     starts) and the same entries threaded through their (src, tag) bucket
+ *     (for exact starts).
+ *   - ordering: origins stamp each notified access with a per-(window,
+ *     target) sequence number; arrivals ahead of their turn wait in a short
+ *     pending list, so transports whose data completions can reorder (large
+ *     or asynchronous transfers) still deliver in issue order.
+ *
+ * Locking: everything runs under the lock held by MPI calls and by the
+ * progress engine on the window's VCI (the global critical section in the
+ * default build).
+ */
+
+#include "mpiimpl.h"
+#include "uthash.h"
+
+typedef struct MPIR_Notify_entry {
+    int src, tag;
+    MPI_Aint bytes;
+    uint64_t order;             /* arrival number, or sequence number while pending */
+    struct MPIR_Notify_entry *next, *prev;      /* arrival / taken / pending / free list */
+    struct MPIR_Notify_entry *bnext, *bprev;    /* bucket list */
+    struct MPIR_Notify_bucket *bucket;
+} MPIR_Notify_entry_t;
+
+typedef struct MPIR_Notify_bucket {
+    uint64_t key;
+    MPIR_Notify_req_t *req_head, *req_tail;     /* posted exact requests, start order */
+    MPIR_Notify_entry_t *unx_head, *unx_tail;   /* unexpected entries, arrival order */
+    UT_hash_handle hh;
+} MPIR_Notify_bucket_t;
+
+struct MPIR_Notify_win {
+    uint64_t start_counter;
+    uint64_t arrival_counter;
+    MPIR_Notify_bucket_t *buckets;
+    MPIR_Notify_req_t *wild_head, *wild_tail;
+    MPIR_Notify_entry_t *unx_head, *unx_tail;
+    MPIR_Notify_entry_t *pending;
+    MPIR_Notify_entry_t *free_entries;
+    int nreqs;                  /* notify requests bound to the window */
+    int nranks;
+    uint32_t *send_seq;         /* [target] next sequence number to stamp */
+    uint32_t *recv_seq;         /* [origin] next sequence number to deliver */
+};
+
+size_t MPIR_Notify_entry_size(void)
+{
+    return sizeof(MPIR_Notify_entry_t);
+}
+
+/* ------------------------------------------------------------------ state */
+
+static int get_state(MPIR_Win * win, struct MPIR_Notify_win **out)
+{
+    int mpi_errno = MPI_SUCCESS;
+    struct MPIR_Notify_win *nw = win->notify;
+
+    if (likely(nw)) {
+        *out = nw;
+        return MPI_SUCCESS;
+    }
+    nw = MPL_calloc(1, sizeof(*nw), MPL_MEM_RMA);
+    MPIR_ERR_CHKANDJUMP1(!nw, mpi_errno, MPI_ERR_NO_MEM, "**nomem", "**nomem %s", "notify state");
+    nw->nranks = win->comm_ptr->local_size;
+    nw->send_seq = MPL_calloc(2 * nw->nranks, sizeof(uint32_t), MPL_MEM_RMA);
+    if (!nw->send_seq) {
+        MPL_free(nw);
+        MPIR_ERR_SETANDJUMP1(mpi_errno, MPI_ERR_NO_MEM, "**nomem", "**nomem %s", "notify state");
+    }
+    nw->recv_seq = nw->send_seq + nw->nranks;
+    win->notify = nw;
+    *out = nw;
+  fn_fail:
+    return mpi_errno;
+}
+
+static MPIR_Notify_entry_t *entry_alloc(struct MPIR_Notify_win *nw)
+{
+    MPIR_Notify_entry_t *e = nw->free_entries;
+    if (e) {
+        nw->free_entries = e->next;
+        return e;
+    }
+    return MPL_malloc(sizeof(*e), MPL_MEM_RMA);
+}
+
+static void entry_release(struct MPIR_Notify_win *nw, MPIR_Notify_entry_t * e)
+{
+    e->next = nw->free_entries;
+    nw->free_entries = e;
+}
+
+static void entry_list_free(MPIR_Notify_entry_t * e)
+{
+    while (e) {
+        MPIR_Notify_entry_t *next = e->next;
+        MPL_free(e);
+        e = next;
+    }
+}
+
+static inline uint64_t bucket_key(int src, int tag)
+{
+    return ((uint64_t) (uint32_t) src << 32) | (uint32_t) tag;
+}
+
+static MPIR_Notify_bucket_t *bucket_find(struct MPIR_Notify_win *nw, int src, int tag)
+{
+    MPIR_Notify_bucket_t *b = NULL;
+    uint64_t key = bucket_key(src, tag);
+    HASH_FIND(hh, nw->buckets, &key, sizeof(key), b);
+    return b;
+}
+
+static MPIR_Notify_bucket_t *bucket_get(struct MPIR_Notify_win *nw, int src, int tag)
+{
+    MPIR_Notify_bucket_t *b = bucket_find(nw, src, tag);
+    if (!b) {
+        b = MPL_calloc(1, sizeof(*b), MPL_MEM_RMA);
+        if (!b)
+            return NULL;
+        b->key = bucket_key(src, tag);
+        HASH_ADD(hh, nw->buckets, key, sizeof(b->key), b, MPL_MEM_RMA);
+    }
+    return b;
+}
+
+/* Buckets live only while they hold something, so memory follows the load. */
+static void bucket_put(struct MPIR_Notify_win *nw, MPIR_Notify_bucket_t * b)
+{
+    if (!b->req_head && !b->unx_head) {
+        HASH_DELETE(hh, nw->buckets, b);
+        MPL_free(b);
+    }
+}
+
+static inline bool req_matches(const MPIR_Notify_req_t * r, int src, int tag)
+{
+    return (r->src == MPI_ANY_SOURCE || r->src == src) && (r->tag == MPI_ANY_TAG || r->tag == tag);
+}
+
+/* ------------------------------------------------------------- posted list */
+
+static MPIR_Notify_req_t *find_posted(struct MPIR_Notify_win *nw, int src, int tag)
+{
+    MPIR_Notify_bucket_t *b = bucket_find(nw, src, tag);
+    MPIR_Notify_req_t *best = b ? b->req_head : NULL;
+
+    /* the wildcard list is in start order: stop at the first request that
+     * started after the exact candidate */
+    for (MPIR_Notify_req_t * r = nw->wild_head; r; r = r->next) {
+        if (best && r->start_seq > best->start_seq)
+            break;
+        if (req_matches(r, src, tag))
+            return r;
+    }
+    return best;
+}
+
+static int post(struct MPIR_Notify_win *nw, MPIR_Notify_req_t * r)
+{
+    int mpi_errno = MPI_SUCCESS;
+    MPIR_Notify_req_t **head, **tail;
+
+    if (r->src == MPI_ANY_SOURCE || r->tag == MPI_ANY_TAG) {
+        r->bucket = NULL;
+        head = &nw->wild_head;
+        tail = &nw->wild_tail;
+    } else {
+        r->bucket = bucket_get(nw, r->src, r->tag);
+        MPIR_ERR_CHKANDJUMP1(!r->bucket, mpi_errno, MPI_ERR_NO_MEM, "**nomem", "**nomem %s",
+                             "notify bucket");
+        head = &r->bucket->req_head;
+        tail = &r->bucket->req_tail;
+    }
+    r->next = NULL;
+    r->prev = *tail;
+    if (*tail)
+        (*tail)->next = r;
+    else
+        *head = r;
+    *tail = r;
+    r->posted = true;
+  fn_fail:
+    return mpi_errno;
+}
+
+static void unpost(struct MPIR_Notify_win *nw, MPIR_Notify_req_t * r)
+{
+    MPIR_Notify_req_t **head, **tail;
+
+    if (r->bucket) {
+        head = &r->bucket->req_head;
+        tail = &r->bucket->req_tail;
+    } else {
+        head = &nw->wild_head;
+        tail = &nw->wild_tail;
+    }
+    if (r->prev)
+        r->prev->next = r->next;
+    else
+        *head = r->next;
+    if (r->next)
+        r->next->prev = r->prev;
+    else
+        *tail = r->prev;
+    if (r->bucket)
+        bucket_put(nw, r->bucket);
+    r->bucket = NULL;
+    r->next = r->prev = NULL;
+    r->posted = false;
+}
+
+/* ---------------------------------------------------------- unexpected queue */
+
+static void unx_unlink(struct MPIR_Notify_win *nw, MPIR_Notify_entry_t * e)
+{
+    MPIR_Notify_bucket_t *b = e->bucket;
+
+    if (e->prev)
+        e->prev->next = e->next;
+    else
+        nw->unx_head = e->next;
+    if (e->next)
+        e->next->prev = e->prev;
+    else
+        nw->unx_tail = e->prev;
+
+    if (e->bprev)
+        e->bprev->bnext = e->bnext;
+    else
+        b->unx_head = e->bnext;
+    if (e->bnext)
+        e->bnext->bprev = e->bprev;
+    else
+        b->unx_tail = e->bprev;
+    e->bucket = NULL;
+    bucket_put(nw, b);
+}
+
+/* Insert by arrival number.  New arrivals go to the tail at once; only
+ * entries given back by a freed request walk backwards. */
+static int unx_insert(struct MPIR_Notify_win *nw, MPIR_Notify_entry_t * e)
+{
+    int mpi_errno = MPI_SUCCESS;
+    MPIR_Notify_bucket_t *b = bucket_get(nw, e->src, e->tag);
+    MPIR_ERR_CHKANDJUMP1(!b, mpi_errno, MPI_ERR_NO_MEM, "**nomem", "**nomem %s", "notify bucket");
+    e->bucket = b;
+
+    MPIR_Notify_entry_t *after = nw->unx_tail;
+    while (after && after->order > e->order)
+        after = after->prev;
+    e->prev = after;
+    e->next = after ? after->next : nw->unx_head;
+    if (e->next)
+        e->next->prev = e;
+    else
+        nw->unx_tail = e;
+    if (after)
+        after->next = e;
+    else
+        nw->unx_head = e;
+
+    after = b->unx_tail;
+    while (after && after->order > e->order)
+        after = after->bprev;
+    e->bprev = after;
+    e->bnext = after ? after->bnext : b->unx_head;
+    if (e->bnext)
+        e->bnext->bprev = e;
+    else
+        b->unx_tail = e;
+    if (after)
+        after->bnext = e;
+    else
+        b->unx_head = e;
+  fn_fail:
+    return mpi_errno;
+}
+
+/* ------------------------------------------------------------------ matching */
+
+static void release_taken(struct MPIR_Notify_win *nw, MPIR_Notify_req_t * r)
+{
+    if (r->taken_head) {
+        r->taken_tail->next = nw->free_entries;
+        nw->free_entries = r->taken_head;
+        r->taken_head = r->taken_tail = NULL;
+    }
+}
+
+/* Count one notification toward r.  e (may be NULL) is an entry that can be
+ * kept so the notification can be given back if r is freed half-way. */
+static int count_toward(struct MPIR_Notify_win *nw, MPIR_Notify_req_t * r,
+                        int src, int tag, MPI_Aint bytes, uint64_t order,
+                        MPIR_Notify_entry_t * e)
+{
+    MPIR_Request *req = r->req;
+
+    r->matched++;
+    req->status.MPI_SOURCE = src;
+    req->status.MPI_TAG = tag;
+    MPIR_STATUS_SET_COUNT(req->status, bytes);
+
+    if (r->matched == r->expected) {
+        if (e)
+            entry_release(nw, e);
+        release_taken(nw, r);
+        if (r->posted)
+            unpost(nw, r);
+        /* drops the reference taken at start and bumps the VCI's progress
+         * count, so a blocked MPI_Wait notices */
+        return MPID_Request_complete(req);
+    }
+
+    if (!e) {
+        e = entry_alloc(nw);
+        if (!e)
+            return MPIR_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, __func__, __LINE__,
+                                        MPI_ERR_NO_MEM, "**nomem", "**nomem %s", "notify entry");
+        e->src = src;
+        e->tag = tag;
+        e->bytes = bytes;
+        e->order = order;
+    }
+    e->next = NULL;
+    if (r->taken_tail)
+        r->taken_tail->next = e;
+    else
+        r->taken_head = e;
+    r->taken_tail = e;
+    return MPI_SUCCESS;
+}
+
+/* A notification in its turn: to the earliest-started matching request, or
+ * to the unexpected queue. */
+static int deliver(struct MPIR_Notify_win *nw, int src, int tag, MPI_Aint bytes, uint64_t order,
+                   MPIR_Notify_entry_t * e)
+{
+    int mpi_errno = MPI_SUCCESS;
+    MPIR_Notify_req_t *r = find_posted(nw, src, tag);
+
+    if (r)
+        return count_toward(nw, r, src, tag, bytes, order, e);
+
+    if (!e) {
+        e = entry_alloc(nw);
+        MPIR_ERR_CHKANDJUMP1(!e, mpi_errno, MPI_ERR_NO_MEM, "**nomem", "**nomem %s",
+                             "notify entry");
+        e->src = src;
+        e->tag = tag;
+        e->bytes = bytes;
+        e->order = order;
+    }
+    mpi_errno = unx_insert(nw, e);
+  fn_fail:
+    return mpi_errno;
+}
+
+int MPIR_Notify_next_seq(MPIR_Win * win, int target, uint32_t * seq)
+{
+    struct MPIR_Notify_win *nw;
+    int mpi_errno = get_state(win, &nw);
+    if (mpi_errno == MPI_SUCCESS)
+        *seq = nw->send_seq[target]++;
+    return mpi_errno;
+}
+
+int MPIR_Notify_arrive(MPIR_Win * win, int src, int tag, MPI_Aint bytes, uint32_t seq)
+{
+    struct MPIR_Notify_win *nw;
+    int mpi_errno = get_state(win, &nw);
+    MPIR_ERR_CHECK(mpi_errno);
+
+    if (seq != nw->recv_seq[src]) {
+        /* ahead of an earlier access from the same origin: park it */
+        MPIR_Notify_entry_t *e = entry_alloc(nw);
+        MPIR_ERR_CHKANDJUMP1(!e, mpi_errno, MPI_ERR_NO_MEM, "**nomem", "**nomem %s",
+                             "notify entry");
+        e->src = src;
+        e->tag = tag;
+        e->bytes = bytes;
+        e->order = seq;
+        e->prev = NULL;
+        e->next = nw->pending;
+        nw->pending = e;
+        goto fn_exit;
+    }
+
+    mpi_errno = deliver(nw, src, tag, bytes, ++nw->arrival_counter, NULL);
+    MPIR_ERR_CHECK(mpi_errno);
+    nw->recv_seq[src]++;
+
+    /* release parked successors of this origin, in order */
+    while (nw->pending) {
+        MPIR_Notify_entry_t **pp = &nw->pending, *e;
+        while (*pp && !((*pp)->src == src && (uint32_t) (*pp)->order == nw->recv_seq[src]))
+            pp = &(*pp)->next;
+        if (!*pp)
+            break;
+        e = *pp;
+        *pp = e->next;
+        e->order = ++nw->arrival_counter;
+        mpi_errno = deliver(nw, e->src, e->tag, e->bytes, e->order, e);
+        MPIR_ERR_CHECK(mpi_errno);
+        nw->recv_seq[src]++;
+    }
+
+  fn_exit:
+    return mpi_errno;
+  fn_fail:
+    goto fn_exit;
+}
+
+/* ------------------------------------------------------------------ requests */
+
+int MPIR_Notify_init_impl(MPIR_Win * win, int src, int tag, int expected_count, MPIR_Request * req)
+{
+    int mpi_errno = MPI_SUCCESS;
+    struct MPIR_Notify_win *nw;
+    MPIR_Notify_req_t *r;
+
+    mpi_errno = get_state(win, &nw);
+    MPIR_ERR_CHECK(mpi_errno);
+
+    r = MPL_calloc(1, sizeof(*r), MPL_MEM_RMA);
+    MPIR_ERR_CHKANDJUMP1(!r, mpi_errno, MPI_ERR_NO_MEM, "**nomem", "**nomem %s", "notify request");
+    r->req = req;
+    r->win = win;
+    r->src = src;
+    r->tag = tag;
+    r->expected = expected_count;
+    req->u.notify = r;
+
+    /* inactive: test/wait return at once with an empty status */
+    MPIR_cc_set(&req->cc, 0);
+    req->cc_ptr = &req->cc;
+    MPIR_Status_set_empty(&req->status);
+    req->comm = win->comm_ptr;
+    MPIR_Comm_add_ref(win->comm_ptr);
+    nw->nreqs++;
+  fn_fail:
+    return mpi_errno;
+}
+
+int MPIR_Notify_start(MPIR_Request * req)
+{
+    int mpi_errno = MPI_SUCCESS;
+    MPIR_Notify_req_t *r = req->u.notify;
+    struct MPIR_Notify_win *nw = r->win->notify;
+
+    r->active = true;
+    r->matched = 0;
+    req->status.MPI_ERROR = MPI_SUCCESS;
+    MPIR_STATUS_SET_CANCEL_BIT(req->status, FALSE);
+    req->cc_ptr = &req->cc;
+
+    if (r->src == MPI_PROC_NULL) {
+        MPIR_Status_set_procnull(&req->status);
+        MPIR_cc_set(&req->cc, 0);
+        goto fn_exit;
+    }
+
+    MPIR_Status_set_empty(&req->status);
+    /* the matching code holds a reference while the request is posted */
+    MPIR_cc_set(&req->cc, 1);
+    MPIR_Request_add_ref(req);
+    r->start_seq = ++nw->start_counter;
+
+    /* queued notifications first, in arrival order (no posted request can
+     * match a queued entry, so they are all older than any competitor) */
+    if (r->src != MPI_ANY_SOURCE && r->tag != MPI_ANY_TAG) {
+        MPIR_Notify_bucket_t *b = bucket_find(nw, r->src, r->tag);
+        while (b && b->unx_head && r->matched < r->expected) {
+            MPIR_Notify_entry_t *e = b->unx_head;
+            bool last = (e->bnext == NULL);
+            unx_unlink(nw, e);  /* may free b once it is empty */
+            mpi_errno = count_toward(nw, r, e->src, e->tag, e->bytes, e->order, e);
+            MPIR_ERR_CHECK(mpi_errno);
+            if (last)
+                break;
+        }
+    } else {
+        MPIR_Notify_entry_t *e = nw->unx_head;
+        while (e && r->matched < r->expected) {
+            MPIR_Notify_entry_t *next = e->next;
+            if (req_matches(r, e->src, e->tag)) {
+                unx_unlink(nw, e);
+                mpi_errno = count_toward(nw, r, e->src, e->tag, e->bytes, e->order, e);
+                MPIR_ERR_CHECK(mpi_errno);
+            }
+            e = next;
+        }
+    }
+
+    if (r->matched < r->expected) {
+        mpi_errno = post(nw, r);
+        MPIR_ERR_CHECK(mpi_errno);
+    }
+  fn_exit:
+    return mpi_errno;
+  fn_fail:
+    goto fn_exit;
+}
+
+int MPIR_Notify_cancel(MPIR_Request * req)
+{
+    int mpi_errno = MPI_SUCCESS;
+    MPIR_Notify_req_t *r = req->u.notify;
+
+    MPIR_ERR_CHKANDJUMP(!r->active, mpi_errno, MPI_ERR_REQUEST, "**notifycancelinactive");
+    /* only an untouched request can be cancelled; otherwise it completes
+     * normally and keeps what it matched */
+    if (r->posted && r->matched == 0) {
+        unpost(r->win->notify, r);
+        MPIR_STATUS_SET_CANCEL_BIT(req->status, TRUE);
+        MPIR_STATUS_SET_COUNT(req->status, 0);
+        mpi_errno = MPID_Request_complete(req);
+    }
+  fn_fail:
+    return mpi_errno;
+}
+
+void MPIR_Notify_request_free(MPIR_Request * req)
+{
+    MPIR_Notify_req_t *r = req->u.notify;
+    struct MPIR_Notify_win *nw = r->win->notify;
+
+    if (r->posted) {
+        /* give counted notifications back, in arrival order, to whichever
+         * request or queue they would have gone to without r */
+        MPIR_Notify_entry_t *e = r->taken_head;
+        r->taken_head = r->taken_tail = NULL;
+        unpost(nw, r);
+        while (e) {
+            MPIR_Notify_entry_t *next = e->next;
+            int err = deliver(nw, e->src, e->tag, e->bytes, e->order, e);
+            MPIR_Assert(err == MPI_SUCCESS);
+            e = next;
+        }
+        MPID_Request_complete(req);
+    }
+    nw->nreqs--;
+    req->u.notify = NULL;
+    MPL_free(r);
+}
+
+int MPIR_Notify_completion_processing(MPIR_Request * req, MPI_Status * status)
+{
+    MPIR_Notify_req_t *r = req->u.notify;
+
+    if (!r->active) {
+        MPIR_Status_set_empty(status);
+        return MPI_SUCCESS;
+    }
+    r->active = false;
+    MPIR_Request_extract_status(req, status);
+    return req->status.MPI_ERROR;
+}
+
+void MPIR_Notify_get_status(MPIR_Request * req, MPI_Status * status)
+{
+    if (req->u.notify->active) {
+        MPIR_Request_extract_status(req, status);
+    } else {
+        MPIR_Status_set_empty(status);
+    }
+}
+
+/* ------------------------------------------------------------------ window */
+
+int MPIR_Notify_win_free_check(MPIR_Win * win)
+{
+    int mpi_errno = MPI_SUCCESS;
+    if (win->notify && win->notify->nreqs > 0)
+        MPIR_ERR_SET1(mpi_errno, MPI_ERR_WIN, "**notifywinfree", "**notifywinfree %d",
+                      win->notify->nreqs);
+    return mpi_errno;
+}
+
+void MPIR_Notify_win_destroy(MPIR_Win * win)
+{
+    struct MPIR_Notify_win *nw = win->notify;
+    MPIR_Notify_bucket_t *b, *tmp;
+
+    if (!nw)
+        return;
+    MPIR_Assert(nw->nreqs == 0);
+    /* notifications nobody asked for die with the window */
+    entry_list_free(nw->unx_head);
+    entry_list_free(nw->pending);
+    entry_list_free(nw->free_entries);
+    HASH_ITER(hh, nw->buckets, b, tmp) {
+        HASH_DELETE(hh, nw->buckets, b);
+        MPL_free(b);
+    }
+    MPL_free(nw->send_seq);
+    MPL_free(nw);
+    win->notify = NULL;
+}
+
+/* mpi.h promises one bound on every transport */
+_Static_assert(MPI_NOTIFY_TAG_UB == MPIR_NOTIFY_TAG_MAX, "MPI_NOTIFY_TAG_UB != MPIR_NOTIFY_TAG_MAX");

@@ -1,0 +1,110 @@
+/* Every error row of the contract, with MPI_ERRORS_RETURN: the right error
+ * class, a message naming the argument, and the run goes on (2 ranks). */
+#include "na_test.h"
+
+static int rank, size;
+
+static void expect(int rc, int cls, const char *word, const char *what)
+{
+    int got = MPI_SUCCESS, len;
+    char msg[MPI_MAX_ERROR_STRING] = "";
+    if (rc != MPI_SUCCESS) {
+        MPI_Error_class(rc, &got);
+        MPI_Error_string(rc, msg, &len);
+    }
+    CHECK(got == cls, "%s: error class %d, want %d (%s)", what, got, cls, msg);
+    if (word)
+        CHECK(strstr(msg, word) != NULL, "%s: message does not name '%s': %s", what, word, msg);
+}
+
+int main(int argc, char **argv)
+{
+    int *buf, v = 1, rc;
+    MPI_Win win;
+    MPI_Request req = MPI_REQUEST_NULL;
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
+    MPI_OK(MPI_Win_allocate(16 * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &buf,
+                            &win));
+    MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN);
+    int peer = (rank + 1) % size;
+
+    /* outside an epoch: like MPI_Put / MPI_Get */
+    rc = MPI_Put_notify(&v, 1, MPI_INT, peer, 0, 1, MPI_INT, win, 1);
+    expect(rc, MPI_ERR_RMA_SYNC, NULL, "put_notify outside an epoch");
+    rc = MPI_Get_notify(&v, 1, MPI_INT, peer, 0, 1, MPI_INT, win, 1);
+    expect(rc, MPI_ERR_RMA_SYNC, NULL, "get_notify outside an epoch");
+
+    MPI_OK(MPI_Win_lock_all(0, win));
+    /* tags */
+    rc = MPI_Put_notify(&v, 1, MPI_INT, peer, 0, 1, MPI_INT, win, -1);
+    expect(rc, MPI_ERR_TAG, "tag", "put_notify tag -1 (MPI_ANY_TAG)");
+    rc = MPI_Put_notify(&v, 1, MPI_INT, peer, 0, 1, MPI_INT, win, MPI_NOTIFY_TAG_UB + 1);
+    expect(rc, MPI_ERR_TAG, "tag", "put_notify tag > MPI_NOTIFY_TAG_UB");
+    rc = MPI_Get_notify(&v, 1, MPI_INT, peer, 0, 1, MPI_INT, win, -7);
+    expect(rc, MPI_ERR_TAG, "tag", "get_notify tag -7");
+    rc = MPI_Notify_init(win, 0, MPI_NOTIFY_TAG_UB + 1, 1, &req);
+    expect(rc, MPI_ERR_TAG, "tag", "notify_init tag > UB");
+    rc = MPI_Notify_init(win, 0, -5, 1, &req);
+    expect(rc, MPI_ERR_TAG, "tag", "notify_init tag -5");
+    /* the bound itself is valid, on every transport */
+    CHECK(MPI_NOTIFY_TAG_UB >= (1 << 24) - 1, "MPI_NOTIFY_TAG_UB %d", MPI_NOTIFY_TAG_UB);
+    MPI_OK(MPI_Put_notify(&v, 1, MPI_INT, peer, 0, 1, MPI_INT, win, MPI_NOTIFY_TAG_UB));
+    MPI_OK(MPI_Win_flush(peer, win));
+    /* counts */
+    rc = MPI_Notify_init(win, 0, 1, 0, &req);
+    expect(rc, MPI_ERR_COUNT, "expected_count", "notify_init expected_count 0");
+    rc = MPI_Notify_init(win, 0, 1, -3, &req);
+    expect(rc, MPI_ERR_COUNT, "expected_count", "notify_init expected_count -3");
+    rc = MPI_Put_notify(&v, -1, MPI_INT, peer, 0, 1, MPI_INT, win, 1);
+    expect(rc, MPI_ERR_COUNT, NULL, "put_notify origin_count -1");
+    /* ranks */
+    rc = MPI_Notify_init(win, size, 1, 1, &req);
+    expect(rc, MPI_ERR_RANK, "src_rank", "notify_init src_rank = size");
+    rc = MPI_Notify_init(win, -9, 1, 1, &req);
+    expect(rc, MPI_ERR_RANK, "src_rank", "notify_init src_rank -9");
+    rc = MPI_Put_notify(&v, 1, MPI_INT, size, 0, 1, MPI_INT, win, 1);
+    expect(rc, MPI_ERR_RANK, NULL, "put_notify target_rank = size");
+    rc = MPI_Get_notify(&v, 1, MPI_INT, MPI_ANY_SOURCE, 0, 1, MPI_INT, win, 1);
+    expect(rc, MPI_ERR_RANK, NULL, "get_notify target_rank MPI_ANY_SOURCE");
+    /* window */
+    rc = MPI_Put_notify(&v, 1, MPI_INT, peer, 0, 1, MPI_INT, MPI_WIN_NULL, 1);
+    expect(rc, MPI_ERR_WIN, NULL, "put_notify MPI_WIN_NULL");
+    rc = MPI_Notify_init(MPI_WIN_NULL, 0, 1, 1, &req);
+    expect(rc, MPI_ERR_WIN, NULL, "notify_init MPI_WIN_NULL");
+    /* request pointer */
+    rc = MPI_Notify_init(win, 0, 1, 1, NULL);
+    expect(rc, MPI_ERR_ARG, "request", "notify_init NULL request");
+    /* displacement: whatever MPI_Put says for the same arguments */
+    {
+        int rc_put = MPI_Put(&v, 1, MPI_INT, peer, -4, 1, MPI_INT, win), cls_put;
+        MPI_Error_class(rc_put, &cls_put);
+        rc = MPI_Put_notify(&v, 1, MPI_INT, peer, -4, 1, MPI_INT, win, 1);
+        expect(rc, cls_put, NULL, "put_notify negative displacement (as MPI_Put)");
+        CHECK(cls_put != MPI_SUCCESS, "MPI_Put accepted a negative displacement");
+    }
+    /* request state */
+    MPI_OK(MPI_Notify_init(win, peer, 3, 1, &req));
+    rc = MPI_Cancel(&req);
+    expect(rc, MPI_ERR_REQUEST, NULL, "cancel of an inactive request");
+    MPI_OK(MPI_Start(&req));
+    rc = MPI_Start(&req);
+    expect(rc, MPI_ERR_REQUEST, NULL, "start of an active request");
+    MPI_OK(MPI_Win_unlock_all(win));
+
+    /* freeing the window while notification requests exist */
+    MPI_Barrier(MPI_COMM_WORLD);
+    rc = MPI_Win_free(&win);
+    expect(rc, MPI_ERR_WIN, "notification request", "win_free with a notify request");
+    CHECK(win != MPI_WIN_NULL, "window handle reset by a failed free");
+    MPI_OK(MPI_Request_free(&req));
+    MPI_OK(MPI_Win_free(&win));
+
+    /* a freed window */
+    rc = MPI_Put_notify(&v, 1, MPI_INT, peer, 0, 1, MPI_INT, win, 1);
+    expect(rc, MPI_ERR_WIN, NULL, "put_notify on a freed window (MPI_WIN_NULL)");
+    return na_finish();
+}
