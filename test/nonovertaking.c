@@ -66,14 +66,17 @@ int main(int argc, char **argv)
         free(reqs);
         free(next);
     } else {
-        int *src = malloc(BIG * sizeof(int));
+        /* a source slot per put, so nothing waits for local completion and
+         * large and small transfers overlap (the case that reorders) */
+        int *src = malloc(per_origin * sizeof(int));
         for (int i = 0; i < nputs; i++) {
             int n = size_of(i);
-            src[0] = src[n - 1] = i;
-            MPI_OK(MPI_Put_notify(src, n, MPI_INT, 0, rank * per_origin + slot_of(i, nputs), n,
+            int *s = src + slot_of(i, nputs);
+            s[0] = s[n - 1] = i;
+            MPI_OK(MPI_Put_notify(s, n, MPI_INT, 0, rank * per_origin + slot_of(i, nputs), n,
                                   MPI_INT, win, i));
-            /* src is reused: complete the put locally before refilling it */
-            MPI_OK(MPI_Win_flush_local(0, win));
+            if (i % 1024 == 1023)       /* bound the outstanding operations */
+                MPI_OK(MPI_Win_flush(0, win));
         }
         MPI_OK(MPI_Win_flush(0, win));
         free(src);

@@ -160,12 +160,22 @@ run_mpich_suite() {
             fail "mpich/$d" "runtests produced no results" "$OUT/logs/mpich-$d.log"
             continue
         fi
+        # TAP lines: "ok N - ./DIR/NAME NP [args] # time=SECONDS"
+        local status rest name secs
         while IFS= read -r l; do
             case "$l" in
-                "ok "*" # SKIP"*) skip "mpich/$d/$(echo "$l" | sed 's/^ok [0-9]* - \.\/[^/]*\///; s/ # SKIP.*//')" "runtests skip" ;;
-                "ok "*) pass "mpich/$d/$(echo "$l" | sed 's/^ok [0-9]* - \.\/[^/]*\///')" "-" ;;
-                "not ok "*) fail "mpich/$d/$(echo "$l" | sed 's/^not ok [0-9]* - \.\/[^/]*\///')" \
-                    "(see $OUT/logs/mpich-$d.log)" ;;
+                "not ok "*) status=fail; rest=${l#not ok } ;;
+                "ok "*) status=pass; rest=${l#ok } ;;
+                *) continue ;;
+            esac
+            rest=${rest#* - ./}
+            name=${rest%% # *}
+            secs=$(sed -n 's/.*# time=\([0-9]*\).*/\1/p' <<<"$rest")
+            case "$l" in *"# SKIP"*) status=skip ;; esac
+            case $status in
+                pass) pass "mpich/$name" "${secs:--}" ;;
+                skip) skip "mpich/$name" "runtests skip" ;;
+                fail) fail "mpich/$name" "(output in ${OUT#$TOP/}/logs/mpich-$d.log)" ;;
             esac
         done <"$tap"
     done
