@@ -86,7 +86,7 @@ run_notify_suite() {
             *) src=$TOP/test/$name.c ;;
         esac
         bin=$OUT/bin/${name//\//_}
-        if "$MPICC" -std=c11 -O2 -Wall -Werror -I"$TOP/test" -o "$bin" "$src" \
+        if "$MPICC" -std=gnu11 -O2 -Wall -Werror -pthread -I"$TOP/test" -o "$bin" "$src" \
             >"$OUT/logs/${name//\//_}.compile.log" 2>&1; then
             built[$name]=ok
         else
@@ -95,17 +95,18 @@ run_notify_suite() {
         fi
     done
 
-    local cfg np t cfgs args envs id log start
+    local cfg np t cfgs args envs id log start run_no=0
     IFS=',' read -r -a cfglist <<<"$CONFIGS"
     for line in "${lines[@]}"; do
         read -r name np rest <<<"$line"
         [[ $name =~ $TESTS ]] || continue
         [ "${built[$name]}" = ok ] || continue
-        t=60 cfgs="" args=""
+        t=60 cfgs="" args="" extra_env=""
         while [ -n "$rest" ]; do
             case "$rest" in
                 timeout=*) t=${rest#timeout=}; t=${t%% *} ;;
                 configs=*) cfgs=${rest#configs=}; cfgs=${cfgs%% *} ;;
+                env=*) v=${rest#env=}; extra_env="$extra_env ${v%% *}" ;;
                 args=*) args=${rest#args=}; rest=""; continue ;;
             esac
             [[ $rest == *" "* ]] && rest=${rest#* } || rest=""
@@ -113,10 +114,12 @@ run_notify_suite() {
         t=$((t * SCALE))
         bin=$OUT/bin/${name//\//_}
         for cfg in "${cfglist[@]}"; do
-            id="$name -n $np [$cfg]"
+            id="$name -n $np [$cfg]${extra_env:+ }${extra_env# }"
+            run_no=$((run_no + 1))
             if [ -n "$cfgs" ] && [[ ",$cfgs," != *",$cfg,"* ]]; then continue; fi
             if ! envs=$(config_env "$cfg"); then fail "$id" "unknown configuration $cfg"; continue; fi
-            log=$OUT/logs/${name//\//_}.n$np.$cfg.log
+            envs="$envs$extra_env"
+            log=$OUT/logs/${name//\//_}.n$np.$cfg.$run_no.log
             start=$(date +%s)
             # shellcheck disable=SC2086
             run_mpi "$log" "$t" "$envs" "$np" "$bin" $args

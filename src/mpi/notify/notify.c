@@ -459,6 +459,11 @@ int MPIR_Notify_start(MPIR_Request * req)
     MPIR_Notify_req_t *r = req->u.notify;
     struct MPIR_Notify_win *nw = r->win->notify;
 
+    /* take in what the window's transports have completed so far (e.g. ring
+     * cells), so a start sees every access that is complete at this point */
+    mpi_errno = MPID_Notify_poll(r->win);
+    MPIR_ERR_CHECK(mpi_errno);
+
     r->active = true;
     r->matched = 0;
     req->status.MPI_ERROR = MPI_SUCCESS;
@@ -519,6 +524,9 @@ int MPIR_Notify_cancel(MPIR_Request * req)
     MPIR_Notify_req_t *r = req->u.notify;
 
     MPIR_ERR_CHKANDJUMP(!r->active, mpi_errno, MPI_ERR_REQUEST, "**notifycancelinactive");
+    /* what is already complete at this process counts before the cancel */
+    mpi_errno = MPID_Notify_poll(r->win);
+    MPIR_ERR_CHECK(mpi_errno);
     /* only an untouched request can be cancelled; otherwise it completes
      * normally and keeps what it matched */
     if (r->posted && r->matched == 0) {

@@ -1,13 +1,20 @@
 /*
  * Notified Access in ch4: MPID entry points.
  *
- * Produced here (origin), carried by the MPIDIG active-message RMA protocol
- * (mpidig_rma.h: notify_tag and notify_seq in the put/get headers), delivered
- * at the target by the MPIDIG completion callbacks (put: data written; get:
- * data read) through MPIR_Notify_arrive(), matched in src/mpi/notify/notify.c.
+ * Produced here (origin) and carried by one of:
+ *   - the shared-memory rings (shm/posix/posix_notify.c) for node-local
+ *     targets of shared-memory windows;
+ *   - the generic MPIDIG active-message RMA protocol (mpidig_rma.h: notify_tag
+ *     and notify_seq in the put/get headers), for everything else.
+ * Either way the target hands it to MPIR_Notify_arrive() once the access is
+ * complete there (put: data written; get: data read); matching is in
+ * src/mpi/notify/notify.c.
  */
 
 #include "mpidimpl.h"
+#ifndef MPIDI_CH4_DIRECT_NETMOD
+#include "posix_notify.h"
+#endif
 
 /*
 === BEGIN_MPI_T_CVAR_INFO_BLOCK ===
@@ -52,13 +59,22 @@ int MPID_Put_notify(const void *origin_addr, MPI_Aint origin_count,
     int mpi_errno = check_counts(origin_count, target_count);
     MPIR_ERR_CHECK(mpi_errno);
 
+#ifndef MPIDI_CH4_DIRECT_NETMOD
+    bool done;
+    mpi_errno = MPIDI_POSIX_notify_put(origin_addr, (int) origin_count, origin_datatype,
+                                       target_rank, target_disp, (int) target_count,
+                                       target_datatype, win, tag, &done);
+    if (done || mpi_errno)
+        goto fn_exit;
+#endif
+
     int vci = MPIDI_WIN(win, am_vci);
     MPID_THREAD_CS_ENTER(VCI, MPIDI_VCI(vci).lock);
     mpi_errno = MPIDIG_do_put(origin_addr, (int) origin_count, origin_datatype, target_rank,
                               target_disp, (int) target_count, target_datatype, win, tag, vci,
                               NULL);
     MPID_THREAD_CS_EXIT(VCI, MPIDI_VCI(vci).lock);
-    MPIR_ERR_CHECK(mpi_errno);
+  fn_exit:
   fn_fail:
     return mpi_errno;
 }
@@ -70,15 +86,35 @@ int MPID_Get_notify(void *origin_addr, MPI_Aint origin_count, MPI_Datatype origi
     int mpi_errno = check_counts(origin_count, target_count);
     MPIR_ERR_CHECK(mpi_errno);
 
+#ifndef MPIDI_CH4_DIRECT_NETMOD
+    bool done;
+    mpi_errno = MPIDI_POSIX_notify_get(origin_addr, (int) origin_count, origin_datatype,
+                                       target_rank, target_disp, (int) target_count,
+                                       target_datatype, win, tag, &done);
+    if (done || mpi_errno)
+        goto fn_exit;
+#endif
+
     int vci = MPIDI_WIN(win, am_vci);
     MPID_THREAD_CS_ENTER(VCI, MPIDI_VCI(vci).lock);
     mpi_errno = MPIDIG_do_get(origin_addr, (int) origin_count, origin_datatype, target_rank,
                               target_disp, (int) target_count, target_datatype, win, tag, vci,
                               NULL);
     MPID_THREAD_CS_EXIT(VCI, MPIDI_VCI(vci).lock);
-    MPIR_ERR_CHECK(mpi_errno);
+  fn_exit:
   fn_fail:
     return mpi_errno;
+}
+
+/* Deliver what the window's transports have already completed at this process
+ * without a full progress call (the shared-memory rings). */
+int MPID_Notify_poll(MPIR_Win * win)
+{
+#ifndef MPIDI_CH4_DIRECT_NETMOD
+    return MPIDI_POSIX_notify_poll_win(win);
+#else
+    return MPI_SUCCESS;
+#endif
 }
 
 int MPID_Notify_init(MPIR_Win * win, int src_rank, int tag, int expected_count,

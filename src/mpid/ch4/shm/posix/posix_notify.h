@@ -1,0 +1,40 @@
+/*
+ * Notified Access, shared-memory fast path (ch4 posix).
+ *
+ * For windows whose memory is in a node-shared segment (MPI_Win_allocate,
+ * MPI_Win_allocate_shared), every process owns one bounded multi-producer /
+ * single-consumer ring of 64-byte cells in a second shared segment of the
+ * window.  A node-local origin of a notified access
+ *   - put, small and contiguous at the target: writes the payload into the
+ *     cell itself (the target copies it into its window when draining);
+ *   - put, otherwise: copies straight into target memory, then publishes the
+ *     cell with a release store;
+ *   - get: reads target memory directly, then publishes the cell (the target
+ *     learns its buffer is free).
+ * The target drains its rings from MPIDI_POSIX_progress and hands every cell
+ * to MPIR_Notify_arrive, like every other path.
+ */
+#ifndef POSIX_NOTIFY_H_INCLUDED
+#define POSIX_NOTIFY_H_INCLUDED
+
+struct MPIDI_POSIX_notify_rings;
+
+/* windows that own a ring, polled by MPIDI_POSIX_progress */
+extern struct MPIDI_POSIX_notify_rings *MPIDI_POSIX_notify_active;
+
+int MPIDI_POSIX_notify_win_init(MPIR_Win * win, MPIR_Comm * shm_comm);
+int MPIDI_POSIX_notify_win_free(MPIR_Win * win);
+int MPIDI_POSIX_notify_progress(int vsi);
+int MPIDI_POSIX_notify_poll_win(MPIR_Win * win);
+
+/* Carry a notified put/get over the ring if the window has rings and the
+ * target is another process of the node; *done says whether it did. */
+int MPIDI_POSIX_notify_put(const void *origin_addr, int origin_count,
+                           MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp,
+                           int target_count, MPI_Datatype target_datatype, MPIR_Win * win,
+                           int tag, bool * done);
+int MPIDI_POSIX_notify_get(void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+                           int target_rank, MPI_Aint target_disp, int target_count,
+                           MPI_Datatype target_datatype, MPIR_Win * win, int tag, bool * done);
+
+#endif /* POSIX_NOTIFY_H_INCLUDED */
