@@ -1,0 +1,227 @@
+/* Ping-pong latency of Notified Access against the other ways MPI can move a
+ * message and tell the receiver (spec section 6).  2 ranks; every mode runs in
+ * the same process, sizes interleaved mode by mode, so ratios come from one run.
+ *
+ *   pingpong [-n ITERS] [-w WARMUP] [-min BYTES] [-max BYTES] [-modes a,b,...] [-csv FILE]
+ *
+ * Modes:
+ *   sendrecv    MPI_Send / MPI_Recv
+ *   put_notify  MPI_Put_notify + MPI_Win_flush; target MPI_Start + MPI_Wait
+ *   get_notify  the receiver of each half trip reads with MPI_Get_notify; the
+ *               owner of the data learns it was read
+ *   pscw        MPI_Win_start/MPI_Put/MPI_Win_complete, MPI_Win_post/MPI_Win_wait
+ *   fence       MPI_Put between two MPI_Win_fence
+ *   put_flush_send  MPI_Put + MPI_Win_flush + zero-byte MPI_Send / MPI_Recv
+ *   bound       MPI_Put + MPI_Win_flush, target polls the last byte (not a
+ *               correct MPI program: a lower bound for what notification costs)
+ * Output: one line per (mode, size) with the median half round trip, the 10th
+ * and 90th percentiles (us), and the ratio of the median to put_notify. */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { SENDRECV, PUT_NOTIFY, GET_NOTIFY, PSCW, FENCE, PUT_FLUSH_SEND, BOUND, NMODES };
+static const char *mode_names[NMODES] = { "sendrecv", "put_notify", "get_notify", "pscw",
+    "fence", "put_flush_send", "bound"
+};
+
+static int rank, peer;
+static MPI_Win win;
+static char *wbuf;              /* window: [0, max) inbox */
+static char *lbuf;              /* local source/destination */
+static MPI_Group peer_group;
+static MPI_Request nreq;        /* notify request for the peer, tag 1 */
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *) a, y = *(const double *) b;
+    return (x > y) - (x < y);
+}
+
+/* one round trip; rank 0 pings, rank 1 pongs.  iter makes payloads unique. */
+static void round_trip(int mode, int size, int iter)
+{
+    int me_first = (rank == 0);
+    char mark = (char) (iter % 120 + 1);
+    for (int half = 0; half < 2; half++) {
+        int sending = (half == 0) == me_first;
+        switch (mode) {
+            case SENDRECV:
+                if (sending)
+                    MPI_Send(lbuf, size, MPI_BYTE, peer, 0, MPI_COMM_WORLD);
+                else
+                    MPI_Recv(lbuf, size, MPI_BYTE, peer, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+                break;
+            case PUT_NOTIFY:
+                if (sending) {
+                    MPI_Put_notify(lbuf, size, MPI_BYTE, peer, 0, size, MPI_BYTE, win, 1);
+                    MPI_Win_flush(peer, win);
+                } else {
+                    MPI_Start(&nreq);
+                    MPI_Wait(&nreq, MPI_STATUS_IGNORE);
+                }
+                break;
+            case GET_NOTIFY:
+                /* the "receiver" of this half trip reads from the "sender" */
+                if (!sending) {
+                    MPI_Get_notify(lbuf, size, MPI_BYTE, peer, 0, size, MPI_BYTE, win, 1);
+                    MPI_Win_flush(peer, win);
+                } else {
+                    MPI_Start(&nreq);
+                    MPI_Wait(&nreq, MPI_STATUS_IGNORE);
+                }
+                break;
+            case PSCW:
+                if (sending) {
+                    MPI_Win_start(peer_group, 0, win);
+                    MPI_Put(lbuf, size, MPI_BYTE, peer, 0, size, MPI_BYTE, win);
+                    MPI_Win_complete(win);
+                } else {
+                    MPI_Win_post(peer_group, 0, win);
+                    MPI_Win_wait(win);
+                }
+                break;
+            case FENCE:
+                if (sending)
+                    MPI_Put(lbuf, size, MPI_BYTE, peer, 0, size, MPI_BYTE, win);
+                MPI_Win_fence(0, win);
+                break;
+            case PUT_FLUSH_SEND:
+                if (sending) {
+                    MPI_Put(lbuf, size, MPI_BYTE, peer, 0, size, MPI_BYTE, win);
+                    MPI_Win_flush(peer, win);
+                    MPI_Send(NULL, 0, MPI_BYTE, peer, 1, MPI_COMM_WORLD);
+                } else {
+                    MPI_Recv(NULL, 0, MPI_BYTE, peer, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+                }
+                break;
+            case BOUND:
+                if (sending) {
+                    lbuf[size - 1] = mark;
+                    MPI_Put(lbuf, size, MPI_BYTE, peer, 0, size, MPI_BYTE, win);
+                    MPI_Win_flush(peer, win);
+                } else {
+                    volatile char *last = wbuf + size - 1;
+                    int flag;
+                    while (*last != mark)       /* Iprobe only drives progress */
+                        MPI_Iprobe(MPI_ANY_SOURCE, 99, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
+                }
+                break;
+        }
+    }
+}
+
+/* epochs each mode needs around its iterations */
+static void begin(int mode)
+{
+    if (mode == PUT_NOTIFY || mode == GET_NOTIFY || mode == PUT_FLUSH_SEND || mode == BOUND)
+        MPI_Win_lock_all(0, win);
+    else if (mode == FENCE)
+        MPI_Win_fence(0, win);
+}
+
+static void end(int mode)
+{
+    if (mode == PUT_NOTIFY || mode == GET_NOTIFY || mode == PUT_FLUSH_SEND || mode == BOUND)
+        MPI_Win_unlock_all(win);
+    else if (mode == FENCE)
+        MPI_Win_fence(0, win);
+}
+
+int main(int argc, char **argv)
+{
+    int iters = 1000, warmup = 100, min = 8, max = 1 << 20;
+    int use[NMODES];
+    const char *csv = NULL, *modes = NULL;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "-n") && i + 1 < argc)
+            iters = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "-w") && i + 1 < argc)
+            warmup = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "-min") && i + 1 < argc)
+            min = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "-max") && i + 1 < argc)
+            max = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "-modes") && i + 1 < argc)
+            modes = argv[++i];
+        else if (!strcmp(argv[i], "-csv") && i + 1 < argc)
+            csv = argv[++i];
+    }
+    for (int m = 0; m < NMODES; m++)
+        use[m] = !modes || strstr(modes, mode_names[m]) != NULL;
+
+    MPI_Init(&argc, &argv);
+    int nranks;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+    if (nranks != 2) {
+        if (rank == 0)
+            fprintf(stderr, "pingpong: run with 2 processes\n");
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    peer = 1 - rank;
+    MPI_Win_allocate(max, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &wbuf, &win);
+    lbuf = malloc(max);
+    memset(lbuf, 1, max);
+    memset(wbuf, 0, max);
+    MPI_Group world;
+    MPI_Comm_group(MPI_COMM_WORLD, &world);
+    MPI_Group_incl(world, 1, &peer, &peer_group);
+    MPI_Notify_init(win, peer, 1, 1, &nreq);
+    double *t = malloc(iters * sizeof(double));
+    FILE *out = NULL;
+    if (rank == 0) {
+        printf("# pingpong: median half round trip over %d iterations (%d warm-up)\n", iters,
+               warmup);
+        printf("%-15s %9s %10s %10s %10s %9s\n", "mode", "bytes", "median_us", "p10_us",
+               "p90_us", "vs_notify");
+        if (csv && (out = fopen(csv, "w")))
+            fprintf(out, "mode,bytes,median_us,p10_us,p90_us,ratio_to_put_notify\n");
+    }
+
+    for (int size = min; size <= max; size *= 2) {
+        double med[NMODES], p10[NMODES], p90[NMODES];
+        for (int mode = 0; mode < NMODES; mode++) {
+            if (!use[mode])
+                continue;
+            begin(mode);
+            MPI_Barrier(MPI_COMM_WORLD);
+            for (int i = 0; i < warmup; i++)
+                round_trip(mode, size, i);
+            for (int i = 0; i < iters; i++) {
+                double t0 = MPI_Wtime();
+                round_trip(mode, size, warmup + i);
+                t[i] = (MPI_Wtime() - t0) / 2 * 1e6;
+            }
+            end(mode);
+            qsort(t, iters, sizeof(double), cmp_double);
+            med[mode] = t[iters / 2];
+            p10[mode] = t[iters / 10];
+            p90[mode] = t[iters * 9 / 10];
+        }
+        if (rank != 0)
+            continue;
+        for (int mode = 0; mode < NMODES; mode++) {
+            if (!use[mode])
+                continue;
+            double ratio = use[PUT_NOTIFY] ? med[mode] / med[PUT_NOTIFY] : 0;
+            printf("%-15s %9d %10.2f %10.2f %10.2f %9.2f\n", mode_names[mode], size, med[mode],
+                   p10[mode], p90[mode], ratio);
+            if (out)
+                fprintf(out, "%s,%d,%.3f,%.3f,%.3f,%.3f\n", mode_names[mode], size, med[mode],
+                        p10[mode], p90[mode], ratio);
+        }
+        fflush(stdout);
+    }
+    if (out)
+        fclose(out);
+    MPI_Request_free(&nreq);
+    MPI_Group_free(&peer_group);
+    MPI_Group_free(&world);
+    MPI_Win_free(&win);
+    free(lbuf);
+    free(t);
+    MPI_Finalize();
+    return 0;
+}

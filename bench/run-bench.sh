@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# make bench: build the benchmarks with the installed mpicc and run them on
+# shared memory and on the forced netmod (tcp;ofi_rxm), 2 ranks.
+#   BENCH_ITERS=N (default 1000)   BENCH_MAX=BYTES (default 1048576)
+#   BENCH_OUT=DIR (default _bench/<date>)
+set -euo pipefail
+TOP=${TOP:-$(cd "$(dirname "$0")/.." && pwd)}
+PREFIX=${PREFIX:-$TOP/_install}
+ITERS=${BENCH_ITERS:-1000}
+MAX=${BENCH_MAX:-1048576}
+OUT=${BENCH_OUT:-$TOP/_bench/$(date +%Y%m%d-%H%M%S)}
+mkdir -p "$OUT/bin"
+"$PREFIX/bin/mpicc" -O2 -o "$OUT/bin/pingpong" "$TOP/bench/pingpong.c"
+run() {
+    local name=$1; shift
+    echo "== pingpong on $name: $* =="
+    env "$@" "$PREFIX/bin/mpiexec" -n 2 "$OUT/bin/pingpong" -n "$ITERS" -max "$MAX" \
+        -csv "$OUT/pingpong-$name.csv" | tee "$OUT/pingpong-$name.txt"
+}
+run shm "FI_PROVIDER=tcp;ofi_rxm"
+run tcp "FI_PROVIDER=tcp;ofi_rxm" MPIR_CVAR_NOLOCAL=1
+echo "results in $OUT"
