@@ -5,7 +5,7 @@ set -euo pipefail
 
 PKGS=(
   build-essential gcc g++ gfortran make autoconf automake libtool m4 pkg-config
-  python3 perl file patch xz-utils ccache dpkg-dev
+  python3 perl file patch xz-utils ccache dpkg-dev libtsan2
   libfabric-dev libhwloc-dev libucx-dev
   libpsm2-dev libpsm-infinipath1-dev librdmacm-dev libibverbs-dev
   libnl-3-dev libnl-route-3-dev libnuma-dev

@@ -2,7 +2,7 @@
 # The test suite: our Notified Access tests on every transport configuration,
 # then a curated subset of MPICH's own test/mpi against the patched build.
 #
-#   SUITE=all|notify|mpich   which part (default all)
+#   SUITE=all|unit|notify|mpich   which part (default all)
 #   CONFIGS=shm,tcp,...      transport configurations for our tests
 #   TESTS=REGEX              only tests whose name matches
 #   NA_TIMEOUT_SCALE=N       multiply every timeout (slow machines)
@@ -135,6 +135,32 @@ run_notify_suite() {
     done
 }
 
+# ------------------------------------------------------------------ unit tests
+# Code that can be exercised without MPI, with sanitizers on.
+run_unit_suite() {
+    echo "== unit tests (ThreadSanitizer) =="
+    local bin=$OUT/bin/ring_stress log=$OUT/logs/ring_stress.log
+    [[ ring_stress =~ $TESTS ]] || return 0
+    if ! cc -std=gnu11 -O1 -g -fsanitize=thread -pthread \
+        -I"$TOP/src/mpid/ch4/shm/posix" -o "$bin" "$TOP/test/unit/ring_stress.c" \
+        >"$OUT/logs/ring_stress.compile.log" 2>&1; then
+        fail "unit/ring_stress (compile)" "" "$OUT/logs/ring_stress.compile.log"
+        return
+    fi
+    local args start rc
+    for args in "8 20000 4" "3 20000 2" "8 20000 256"; do
+        start=$(date +%s)
+        # shellcheck disable=SC2086
+        TSAN_OPTIONS="halt_on_error=1" timeout -k 5 $((120 * SCALE)) "$bin" $args >"$log" 2>&1
+        rc=$?
+        if [ $rc -eq 0 ] && grep -q '^No Errors' "$log"; then
+            pass "unit/ring_stress $args [tsan]" "$(( $(date +%s) - start ))"
+        else
+            fail "unit/ring_stress $args [tsan]" "exit $rc" "$log"
+        fi
+    done
+}
+
 # ------------------------------------------------------------------ MPICH tests
 run_mpich_suite() {
     local tdir=$BUILD/mpich-obj/test/mpi srcdir=$BUILD/mpich-src/test/mpi
@@ -186,10 +212,11 @@ run_mpich_suite() {
 
 start_all=$(date +%s)
 case "$SUITE" in
-    all) run_notify_suite; run_mpich_suite ;;
+    all) run_unit_suite; run_notify_suite; run_mpich_suite ;;
+    unit) run_unit_suite ;;
     notify) run_notify_suite ;;
     mpich) run_mpich_suite ;;
-    *) echo "run-suite: SUITE must be all, notify or mpich" >&2; exit 2 ;;
+    *) echo "run-suite: SUITE must be all, unit, notify or mpich" >&2; exit 2 ;;
 esac
 
 echo

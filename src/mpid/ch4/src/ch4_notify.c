@@ -36,6 +36,17 @@ cvars:
         (MPIDIG), even where a transport-specific fast path exists.  The
         generic path works for every transport and window flavour.
 
+    - name        : MPIR_CVAR_NOTIFY_VERBOSE
+      category    : NOTIFY
+      type        : boolean
+      default     : false
+      class       : none
+      verbosity   : MPI_T_VERBOSITY_USER_BASIC
+      scope       : MPI_T_SCOPE_LOCAL
+      description : >-
+        Print, per window, which transport paths carry its notified
+        accesses (to standard error, once per node or process).
+
 === END_MPI_T_CVAR_INFO_BLOCK ===
 */
 

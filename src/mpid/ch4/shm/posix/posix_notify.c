@@ -1,18 +1,12 @@
 /*
  * Notified Access, shared-memory fast path: notification rings.
- * See posix_notify.h for the protocol and doc/design.md for the whole picture.
- *
- * Ring: a bounded MPSC queue after D. Vyukov's bounded MPMC queue.  Every cell
- * has a `turn`: position p of the ring may be written by the producer that
- * claimed p once turn == p, and read by the consumer once turn == p + 1; the
- * consumer hands the cell to the producer of position p + size by storing
- * turn = p + size.  Producers claim positions with a CAS on the ring's tail.
- * Positions are 32-bit and compared by signed difference, so they wrap.
+ * See posix_notify.h for the protocol, notify_ring.h for the ring and its
+ * memory ordering, doc/design.md for the whole picture.
  */
 
 #include "mpidimpl.h"
 #include "posix_notify.h"
-#include <stdatomic.h>
+#include "notify_ring.h"
 
 /*
 === BEGIN_MPI_T_CVAR_INFO_BLOCK ===
@@ -45,27 +39,8 @@ cvars:
 === END_MPI_T_CVAR_INFO_BLOCK ===
 */
 
-#define CELL_INLINE_CAP 32
 #define CELL_FLAG_INLINE (1u << 31)
 #define CELL_TAG_MASK ((1u << MPIR_NOTIFY_TAG_BITS) - 1)
-
-typedef struct {
-    _Atomic uint32_t turn;
-    uint32_t nseq;              /* issue order, for MPIR_Notify_arrive */
-    int32_t src;                /* origin rank in the window's group */
-    uint32_t tag_flags;         /* tag | CELL_FLAG_INLINE */
-    uint64_t bytes;             /* bytes accessed */
-    uint64_t offset;            /* inline put: byte offset in the target's window */
-    char payload[CELL_INLINE_CAP];
-} notify_cell_t;
-
-_Static_assert(sizeof(notify_cell_t) == 64, "a notification cell is one cache line");
-
-typedef struct {
-    _Atomic uint32_t tail;      /* next position to claim (producers only) */
-    char pad[MPL_CACHELINE_SIZE - sizeof(uint32_t)];
-    notify_cell_t cells[];
-} notify_ring_t;
 
 struct MPIDI_POSIX_notify_rings {
     MPIR_Win *win;
@@ -99,8 +74,8 @@ int MPIDI_POSIX_notify_win_init(MPIR_Win * win, MPIR_Comm * shm_comm)
     while (r->size < (uint32_t) MPIR_CVAR_NOTIFY_SHM_RING_SIZE && r->size < (1u << 30))
         r->size <<= 1;
     r->mask = r->size - 1;
-    r->ring_bytes = sizeof(notify_ring_t) + r->size * sizeof(notify_cell_t);
-    r->inline_max = MPL_MIN(MPL_MAX(MPIR_CVAR_NOTIFY_SHM_INLINE_MAX, 0), CELL_INLINE_CAP);
+    r->ring_bytes = notify_ring_bytes(r->size);
+    r->inline_max = MPL_MIN(MPL_MAX(MPIR_CVAR_NOTIFY_SHM_INLINE_MAX, 0), NOTIFY_RING_INLINE_CAP);
     r->win = win;
 
     /* collective over the processes that share the window memory */
@@ -109,16 +84,22 @@ int MPIDI_POSIX_notify_win_init(MPIR_Win * win, MPIR_Comm * shm_comm)
     MPIR_ERR_CHECK(mpi_errno);
     if (mapfail) {
         /* no rings: every notified access takes the generic path */
+        if (MPIR_CVAR_NOTIFY_VERBOSE && shm_comm->rank == 0)
+            fprintf(stderr, "notify: window %x: no shared segment for rings, generic path\n",
+                    win->handle);
         MPL_free(r);
         goto fn_exit;
     }
+    if (MPIR_CVAR_NOTIFY_VERBOSE && shm_comm->rank == 0)
+        fprintf(stderr, "notify: window %x: shared-memory rings for %d local processes "
+                "(%u cells, inline up to %d bytes)%s\n", win->handle, shm_comm->local_size,
+                r->size, r->inline_max,
+                MPIR_CVAR_NOTIFY_FORCE_GENERIC ? ", unused: generic path forced" : "");
 
     /* Initialise my own ring; the barrier that ends window creation (ch4
      * win_init) orders this before any producer touches it. */
     r->mine = ring_of(r, shm_comm->rank);
-    atomic_init(&r->mine->tail, 0);
-    for (uint32_t i = 0; i < r->size; i++)
-        atomic_init(&r->mine->cells[i].turn, i);
+    notify_ring_init(r->mine, r->size);
 
     r->prev = NULL;
     r->next = MPIDI_POSIX_notify_active;
@@ -159,24 +140,16 @@ int MPIDI_POSIX_notify_win_free(MPIR_Win * win)
 static int drain(struct MPIDI_POSIX_notify_rings *r)
 {
     int mpi_errno = MPI_SUCCESS;
-    notify_ring_t *ring = r->mine;
+    notify_cell_t *c;
 
-    for (;;) {
-        notify_cell_t *c = &ring->cells[r->head & r->mask];
-        /* acquire: pairs with the producer's release store of turn, so the
-         * cell's fields and, for non-inline puts, the data the producer
-         * copied into our window are visible from here on */
-        if (atomic_load_explicit(&c->turn, memory_order_acquire) != r->head + 1)
-            break;
+    while ((c = notify_ring_peek(r->mine, r->mask, r->head))) {
         int src = c->src;
         int tag = (int) (c->tag_flags & CELL_TAG_MASK);
         uint32_t nseq = c->nseq;
         MPI_Aint bytes = (MPI_Aint) c->bytes;
         if (c->tag_flags & CELL_FLAG_INLINE)
             memcpy((char *) r->win->base + c->offset, c->payload, bytes);
-        /* release: our reads of the cell (and the payload copy) happen
-         * before the producer of position head + size may overwrite it */
-        atomic_store_explicit(&c->turn, r->head + r->size, memory_order_release);
+        notify_ring_release(c, r->head, r->size);
         r->head++;
         mpi_errno = MPIR_Notify_arrive(r->win, src, tag, bytes, nseq);
         MPIR_ERR_CHECK(mpi_errno);
@@ -210,48 +183,17 @@ int MPIDI_POSIX_notify_progress(int vsi)
 /* ------------------------------------------------------------- producer */
 
 /* Claim a cell of the target's ring; a full ring makes us drive progress
- * (our own ring included, so two processes filling each other's rings
+ * (our own rings included, so two processes filling each other's rings
  * cannot deadlock) and try again.  Nothing is overwritten or dropped. */
-static int claim(notify_ring_t * ring, struct MPIDI_POSIX_notify_rings *r, notify_cell_t ** cell,
-                 uint32_t * pos_out)
+static int claim(notify_ring_t * ring, uint32_t mask, notify_cell_t ** cell, uint32_t * pos)
 {
     int mpi_errno = MPI_SUCCESS;
-    uint32_t pos = atomic_load_explicit(&ring->tail, memory_order_relaxed);
-    for (;;) {
-        notify_cell_t *c = &ring->cells[pos & r->mask];
-        /* acquire: the consumer's release of this cell (its reads are done) */
-        uint32_t turn = atomic_load_explicit(&c->turn, memory_order_acquire);
-        int32_t diff = (int32_t) (turn - pos);
-        if (diff == 0) {
-            /* relaxed CAS: the cell itself is handed over through turn */
-            if (atomic_compare_exchange_weak_explicit(&ring->tail, &pos, pos + 1,
-                                                      memory_order_relaxed,
-                                                      memory_order_relaxed)) {
-                *cell = c;
-                *pos_out = pos;
-                return MPI_SUCCESS;
-            }
-            /* pos now holds the current tail: retry there */
-        } else if (diff < 0) {
-            /* full: the consumer has not freed this cell yet */
-            mpi_errno = MPID_Progress_test(NULL);
-            MPIR_ERR_CHECK(mpi_errno);
-            pos = atomic_load_explicit(&ring->tail, memory_order_relaxed);
-        } else {
-            /* another producer took pos */
-            pos = atomic_load_explicit(&ring->tail, memory_order_relaxed);
-        }
+    while (!(*cell = notify_ring_claim(ring, mask, pos))) {
+        mpi_errno = MPID_Progress_test(NULL);
+        MPIR_ERR_CHECK(mpi_errno);
     }
   fn_fail:
     return mpi_errno;
-}
-
-static void publish(notify_cell_t * c, uint32_t pos)
-{
-    /* release: every write before it (cell fields, inline payload, and for a
-     * non-inline put the copy into target memory; for a get, our reads of
-     * target memory) happens before the consumer's acquire of turn */
-    atomic_store_explicit(&c->turn, pos + 1, memory_order_release);
 }
 
 /* common checks and addressing: 0 = not for the fast path */
@@ -300,14 +242,13 @@ int MPIDI_POSIX_notify_put(const void *origin_addr, int origin_count,
     MPIR_Datatype_is_contig(target_datatype, &contig);
     bool inline_ok = bytes <= r->inline_max && contig;
     if (!inline_ok && bytes > 0) {
-        /* straight into target memory; published by the release in publish() */
+        /* straight into target memory; published by notify_ring_publish() */
         mpi_errno = MPIR_Localcopy(origin_addr, origin_count, origin_datatype,
                                    (char *) base + offset, target_count, target_datatype);
         MPIR_ERR_CHECK(mpi_errno);
     }
 
-    notify_ring_t *ring = ring_of(r, intra);
-    mpi_errno = claim(ring, r, &c, &pos);
+    mpi_errno = claim(ring_of(r, intra), r->mask, &c, &pos);
     MPIR_ERR_CHECK(mpi_errno);
     c->nseq = nseq;
     c->src = win->comm_ptr->rank;
@@ -324,7 +265,7 @@ int MPIDI_POSIX_notify_put(const void *origin_addr, int origin_count,
             MPIR_ERR_CHECK(mpi_errno);
         }
     }
-    publish(c, pos);
+    notify_ring_publish(c, pos);
   fn_exit:
     return mpi_errno;
   fn_fail:
@@ -357,13 +298,13 @@ int MPIDI_POSIX_notify_get(void *origin_addr, int origin_count, MPI_Datatype ori
                                    target_datatype, origin_addr, origin_count, origin_datatype);
         MPIR_ERR_CHECK(mpi_errno);
     }
-    mpi_errno = claim(ring_of(r, intra), r, &c, &pos);
+    mpi_errno = claim(ring_of(r, intra), r->mask, &c, &pos);
     MPIR_ERR_CHECK(mpi_errno);
     c->nseq = nseq;
     c->src = win->comm_ptr->rank;
     c->tag_flags = (uint32_t) tag;
     c->bytes = (uint64_t) bytes;
-    publish(c, pos);
+    notify_ring_publish(c, pos);
   fn_exit:
     return mpi_errno;
   fn_fail:
