@@ -40,7 +40,7 @@ typedef struct MPIR_Notify_req {
     bool posted;                /* in the window's matching structures */
     uint64_t start_seq;         /* start order: earliest-started wins */
     struct MPIR_Notify_req *next, *prev;        /* posted list (bucket or wildcard) */
-    struct MPIR_Notify_bucket *bucket;  /* exact-match bucket, NULL for wildcards */
+    struct MPIR_Notify_bucket *bucket;  /* exact requests: their (src, tag) bucket, for life */
     /* notifications counted so far; given back to the queue if the request is
      * freed while active, so that none is lost */
     struct MPIR_Notify_entry *taken_head, *taken_tail;

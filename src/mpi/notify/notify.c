@@ -34,6 +34,7 @@ typedef struct MPIR_Notify_entry {
 
 typedef struct MPIR_Notify_bucket {
     uint64_t key;
+    int nbound;                 /* exact requests created for this (src, tag) */
     MPIR_Notify_req_t *req_head, *req_tail;     /* posted exact requests, start order */
     MPIR_Notify_entry_t *unx_head, *unx_tail;   /* unexpected entries, arrival order */
     UT_hash_handle hh;
@@ -135,10 +136,12 @@ static MPIR_Notify_bucket_t *bucket_get(struct MPIR_Notify_win *nw, int src, int
     return b;
 }
 
-/* Buckets live only while they hold something, so memory follows the load. */
+/* A bucket lives while an exact request is bound to it (so start/complete
+ * cycles of persistent requests never allocate) or while it holds queued
+ * notifications; memory follows the load. */
 static void bucket_put(struct MPIR_Notify_win *nw, MPIR_Notify_bucket_t * b)
 {
-    if (!b->req_head && !b->unx_head) {
+    if (!b->req_head && !b->unx_head && b->nbound == 0) {
         HASH_DELETE(hh, nw->buckets, b);
         MPL_free(b);
     }
@@ -167,19 +170,15 @@ static MPIR_Notify_req_t *find_posted(struct MPIR_Notify_win *nw, int src, int t
     return best;
 }
 
-static int post(struct MPIR_Notify_win *nw, MPIR_Notify_req_t * r)
+/* append r to its bucket (exact) or the wildcard list, in start order */
+static void post(struct MPIR_Notify_win *nw, MPIR_Notify_req_t * r)
 {
-    int mpi_errno = MPI_SUCCESS;
     MPIR_Notify_req_t **head, **tail;
 
-    if (r->src == MPI_ANY_SOURCE || r->tag == MPI_ANY_TAG) {
-        r->bucket = NULL;
+    if (!r->bucket) {
         head = &nw->wild_head;
         tail = &nw->wild_tail;
     } else {
-        r->bucket = bucket_get(nw, r->src, r->tag);
-        MPIR_ERR_CHKANDJUMP1(!r->bucket, mpi_errno, MPI_ERR_NO_MEM, "**nomem", "**nomem %s",
-                             "notify bucket");
         head = &r->bucket->req_head;
         tail = &r->bucket->req_tail;
     }
@@ -191,8 +190,6 @@ static int post(struct MPIR_Notify_win *nw, MPIR_Notify_req_t * r)
         *head = r;
     *tail = r;
     r->posted = true;
-  fn_fail:
-    return mpi_errno;
 }
 
 static void unpost(struct MPIR_Notify_win *nw, MPIR_Notify_req_t * r)
@@ -214,9 +211,6 @@ static void unpost(struct MPIR_Notify_win *nw, MPIR_Notify_req_t * r)
         r->next->prev = r->prev;
     else
         *tail = r->prev;
-    if (r->bucket)
-        bucket_put(nw, r->bucket);
-    r->bucket = NULL;
     r->next = r->prev = NULL;
     r->posted = false;
 }
@@ -440,6 +434,15 @@ int MPIR_Notify_init_impl(MPIR_Win * win, int src, int tag, int expected_count, 
     r->src = src;
     r->tag = tag;
     r->expected = expected_count;
+    if (src != MPI_ANY_SOURCE && tag != MPI_ANY_TAG && src != MPI_PROC_NULL) {
+        r->bucket = bucket_get(nw, src, tag);
+        if (!r->bucket) {
+            MPL_free(r);
+            MPIR_ERR_SETANDJUMP1(mpi_errno, MPI_ERR_NO_MEM, "**nomem", "**nomem %s",
+                                 "notify bucket");
+        }
+        r->bucket->nbound++;
+    }
     req->u.notify = r;
 
     /* inactive: test/wait return at once with an empty status */
@@ -484,16 +487,13 @@ int MPIR_Notify_start(MPIR_Request * req)
 
     /* queued notifications first, in arrival order (no posted request can
      * match a queued entry, so they are all older than any competitor) */
-    if (r->src != MPI_ANY_SOURCE && r->tag != MPI_ANY_TAG) {
-        MPIR_Notify_bucket_t *b = bucket_find(nw, r->src, r->tag);
-        while (b && b->unx_head && r->matched < r->expected) {
-            MPIR_Notify_entry_t *e = b->unx_head;
-            bool last = (e->bnext == NULL);
-            unx_unlink(nw, e);  /* may free b once it is empty */
+    if (r->bucket) {
+        /* exact: the bound bucket holds exactly the matching entries */
+        while (r->bucket->unx_head && r->matched < r->expected) {
+            MPIR_Notify_entry_t *e = r->bucket->unx_head;
+            unx_unlink(nw, e);
             mpi_errno = count_toward(nw, r, e->src, e->tag, e->bytes, e->order, e);
             MPIR_ERR_CHECK(mpi_errno);
-            if (last)
-                break;
         }
     } else {
         MPIR_Notify_entry_t *e = nw->unx_head;
@@ -508,10 +508,8 @@ int MPIR_Notify_start(MPIR_Request * req)
         }
     }
 
-    if (r->matched < r->expected) {
-        mpi_errno = post(nw, r);
-        MPIR_ERR_CHECK(mpi_errno);
-    }
+    if (r->matched < r->expected)
+        post(nw, r);
   fn_exit:
     return mpi_errno;
   fn_fail:
@@ -557,6 +555,10 @@ void MPIR_Notify_request_free(MPIR_Request * req)
             e = next;
         }
         MPID_Request_complete(req);
+    }
+    if (r->bucket) {
+        r->bucket->nbound--;
+        bucket_put(nw, r->bucket);
     }
     nw->nreqs--;
     req->u.notify = NULL;
