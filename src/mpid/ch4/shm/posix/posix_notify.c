@@ -196,6 +196,20 @@ static int claim(notify_ring_t * ring, uint32_t mask, notify_cell_t ** cell, uin
     return mpi_errno;
 }
 
+/* claim a cell of the target's ring and fill in what every cell carries */
+static int claim_cell(struct MPIDI_POSIX_notify_rings *r, int intra, MPIR_Win * win, int tag,
+                      MPI_Aint bytes, uint32_t nseq, notify_cell_t ** c, uint32_t * pos)
+{
+    int mpi_errno = claim(ring_of(r, intra), r->mask, c, pos);
+    if (mpi_errno == MPI_SUCCESS) {
+        (*c)->nseq = nseq;
+        (*c)->src = win->comm_ptr->rank;
+        (*c)->tag_flags = (uint32_t) tag;
+        (*c)->bytes = (uint64_t) bytes;
+    }
+    return mpi_errno;
+}
+
 /* glibc's memcpy uses `rep movsb` from 2 KiB up to a few hundred KiB; on the
  * machines this was measured on, that is ~12x slower when the source is a
  * MAP_SHARED mapping and the destination private memory (256 KiB: 92 us
@@ -265,12 +279,8 @@ int MPIDI_POSIX_notify_put(const void *origin_addr, int origin_count,
         MPIR_ERR_CHECK(mpi_errno);
     }
 
-    mpi_errno = claim(ring_of(r, intra), r->mask, &c, &pos);
+    mpi_errno = claim_cell(r, intra, win, tag, bytes, nseq, &c, &pos);
     MPIR_ERR_CHECK(mpi_errno);
-    c->nseq = nseq;
-    c->src = win->comm_ptr->rank;
-    c->tag_flags = (uint32_t) tag;
-    c->bytes = (uint64_t) bytes;
     if (inline_ok) {
         MPIR_Datatype_get_true_lb(target_datatype, &true_lb);
         c->tag_flags |= CELL_FLAG_INLINE;
@@ -327,12 +337,8 @@ int MPIDI_POSIX_notify_get(void *origin_addr, int origin_count, MPI_Datatype ori
             MPIR_ERR_CHECK(mpi_errno);
         }
     }
-    mpi_errno = claim(ring_of(r, intra), r->mask, &c, &pos);
+    mpi_errno = claim_cell(r, intra, win, tag, bytes, nseq, &c, &pos);
     MPIR_ERR_CHECK(mpi_errno);
-    c->nseq = nseq;
-    c->src = win->comm_ptr->rank;
-    c->tag_flags = (uint32_t) tag;
-    c->bytes = (uint64_t) bytes;
     notify_ring_publish(c, pos);
   fn_exit:
     return mpi_errno;
