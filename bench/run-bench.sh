@@ -10,13 +10,19 @@ ITERS=${BENCH_ITERS:-1000}
 MAX=${BENCH_MAX:-1048576}
 OUT=${BENCH_OUT:-$TOP/_bench/$(date +%Y%m%d-%H%M%S)}
 mkdir -p "$OUT/bin"
-"$PREFIX/bin/mpicc" -O2 -o "$OUT/bin/pingpong" "$TOP/bench/pingpong.c"
+for b in pingpong msgrate; do
+    "$PREFIX/bin/mpicc" -O2 -o "$OUT/bin/$b" "$TOP/bench/$b.c"
+done
 run() {
     local name=$1; shift
     echo "== pingpong on $name: $* =="
     env "$@" "$PREFIX/bin/mpiexec" -n 2 "$OUT/bin/pingpong" -n "$ITERS" -max "$MAX" \
         -csv "$OUT/pingpong-$name.csv" | tee "$OUT/pingpong-$name.txt"
+    echo "== notification rate / matching cost on $name =="
+    env "$@" "$PREFIX/bin/mpiexec" -n 2 "$OUT/bin/msgrate" -posted 1,100,10000 |
+        tee "$OUT/msgrate-$name.txt"
 }
 run shm "FI_PROVIDER=tcp;ofi_rxm"
+run shm-generic "FI_PROVIDER=tcp;ofi_rxm" MPIR_CVAR_NOTIFY_FORCE_GENERIC=1
 run tcp "FI_PROVIDER=tcp;ofi_rxm" MPIR_CVAR_NOLOCAL=1
 echo "results in $OUT"
