@@ -10,8 +10,8 @@ ITERS=${BENCH_ITERS:-1000}
 MAX=${BENCH_MAX:-1048576}
 OUT=${BENCH_OUT:-$TOP/_bench/$(date +%Y%m%d-%H%M%S)}
 mkdir -p "$OUT/bin"
-for b in pingpong msgrate; do
-    "$PREFIX/bin/mpicc" -O2 -o "$OUT/bin/$b" "$TOP/bench/$b.c"
+for b in pingpong msgrate stencil; do
+    "$PREFIX/bin/mpicc" -O2 -o "$OUT/bin/$b" "$TOP/bench/$b.c" -lm
 done
 run() {
     local name=$1; shift
@@ -21,6 +21,9 @@ run() {
     echo "== notification rate / matching cost on $name =="
     env "$@" "$PREFIX/bin/mpiexec" -n 2 "$OUT/bin/msgrate" -posted 1,100,10000 |
         tee "$OUT/msgrate-$name.txt"
+    echo "== pipelined stencil on $name =="
+    env "$@" "$PREFIX/bin/mpiexec" -n 2 "$OUT/bin/stencil" -csv "$OUT/stencil-$name.csv" |
+        tee "$OUT/stencil-$name.txt"
 }
 run shm "FI_PROVIDER=tcp;ofi_rxm"
 run shm-generic "FI_PROVIDER=tcp;ofi_rxm" MPIR_CVAR_NOTIFY_FORCE_GENERIC=1

@@ -86,7 +86,7 @@ run_notify_suite() {
             *) src=$TOP/test/$name.c ;;
         esac
         bin=$OUT/bin/${name//\//_}
-        if "$MPICC" -std=gnu11 -O2 -Wall -Werror -pthread -I"$TOP/test" -o "$bin" "$src" \
+        if "$MPICC" -std=gnu11 -O2 -Wall -Werror -pthread -I"$TOP/test" -o "$bin" "$src" -lm \
             >"$OUT/logs/${name//\//_}.compile.log" 2>&1; then
             built[$name]=ok
         else

@@ -1,0 +1,218 @@
+/* Pipelined 3-point stencil (the Sync_p2p kernel of the Parallel Research
+ * Kernels, as in section VI-A of the Notified Access paper), four ways:
+ *   na     the row's halo value travels with MPI_Put_notify; the right
+ *          neighbour waits on a persistent notification request
+ *   mp     MPI_Send / MPI_Recv of the halo value
+ *   pscw   MPI_Win_post/start/complete/wait around each MPI_Put
+ *   fence  one MPI_Win_fence per pipeline step
+ * Each rank owns WIDTH columns of an M-row grid (weak scaling, paper: 1280 x
+ * 1280).  A(i,j) = A(i-1,j) + A(i,j-1) - A(i-1,j-1); after every sweep the
+ * top-right corner is fed back (negated) into A(0,0) with MPI_Send/MPI_Recv,
+ * the same for every variant.  The result is checked against the kernel's
+ * analytic corner value, sweeps * (M + N - 2); a wrong value fails the run.
+ *
+ *   stencil [-m ROWS] [-w WIDTH] [-iters SWEEPS] [-modes na,mp,pscw,fence] [-csv FILE]
+ */
+#include <mpi.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { NA, MP, PSCW, FENCE, NMODES };
+static const char *mode_names[NMODES] = { "na", "mp", "pscw", "fence" };
+
+static int rank, np, m, w, left, right;
+static double *A;               /* m rows x (w + 1) columns; column 0 is the halo */
+static double *halo;            /* window: halo[i] receives the left neighbour's A(i, w) */
+static MPI_Win win;
+static MPI_Group left_group, right_group;
+static MPI_Request nreq;        /* notification from the left neighbour, any tag */
+
+#define AT(i, j) A[(size_t) (i) * (w + 1) + (j)]
+
+static void init_grid(void)
+{
+    memset(A, 0, sizeof(double) * m * (w + 1));
+    for (int j = 0; j <= w; j++)
+        AT(0, j) = (double) (rank * w + j);     /* global column index */
+    if (rank == 0)
+        for (int i = 0; i < m; i++)
+            AT(i, 0) = (double) i;
+}
+
+static void row(int i)
+{
+    for (int j = 1; j <= w; j++)
+        AT(i, j) = AT(i - 1, j) + AT(i, j - 1) - AT(i - 1, j - 1);
+}
+
+static void sweep(int mode)
+{
+    if (mode == FENCE) {
+        /* step s: rank r computes row s - r + 1 once its halo has arrived */
+        for (int s = 0; s < m - 1 + np - 1; s++) {
+            int i = s - rank + 1;
+            if (i >= 1 && i < m) {
+                if (rank > 0)
+                    AT(i, 0) = halo[i];
+                row(i);
+                if (right != MPI_PROC_NULL)
+                    MPI_Put(&AT(i, w), 1, MPI_DOUBLE, right, i, 1, MPI_DOUBLE, win);
+            }
+            MPI_Win_fence(0, win);
+        }
+        return;
+    }
+    for (int i = 1; i < m; i++) {
+        if (left != MPI_PROC_NULL) {
+            switch (mode) {
+                case NA:{
+                        MPI_Status st;
+                        MPI_Start(&nreq);
+                        MPI_Wait(&nreq, &st);
+                        AT(i, 0) = halo[i];
+                        break;
+                    }
+                case MP:
+                    MPI_Recv(&AT(i, 0), 1, MPI_DOUBLE, left, i, MPI_COMM_WORLD,
+                             MPI_STATUS_IGNORE);
+                    break;
+                case PSCW:
+                    MPI_Win_post(left_group, 0, win);
+                    MPI_Win_wait(win);
+                    AT(i, 0) = halo[i];
+                    break;
+            }
+        }
+        row(i);
+        if (right != MPI_PROC_NULL) {
+            switch (mode) {
+                case NA:
+                    MPI_Put_notify(&AT(i, w), 1, MPI_DOUBLE, right, i, 1, MPI_DOUBLE, win, i);
+                    break;
+                case MP:
+                    MPI_Send(&AT(i, w), 1, MPI_DOUBLE, right, i, MPI_COMM_WORLD);
+                    break;
+                case PSCW:
+                    MPI_Win_start(right_group, 0, win);
+                    MPI_Put(&AT(i, w), 1, MPI_DOUBLE, right, i, 1, MPI_DOUBLE, win);
+                    MPI_Win_complete(win);
+                    break;
+            }
+        }
+    }
+    if (mode == NA && right != MPI_PROC_NULL)
+        MPI_Win_flush(right, win);      /* the sources are rewritten next sweep */
+}
+
+int main(int argc, char **argv)
+{
+    int iters = 10, use[NMODES] = { 1, 1, 1, 1 };
+    const char *csv = NULL;
+    m = 1280;
+    w = 1280;
+    MPI_Init(&argc, &argv);
+    for (int a = 1; a < argc; a++) {
+        if (!strcmp(argv[a], "-m") && a + 1 < argc)
+            m = atoi(argv[++a]);
+        else if (!strcmp(argv[a], "-w") && a + 1 < argc)
+            w = atoi(argv[++a]);
+        else if (!strcmp(argv[a], "-iters") && a + 1 < argc)
+            iters = atoi(argv[++a]);
+        else if (!strcmp(argv[a], "-csv") && a + 1 < argc)
+            csv = argv[++a];
+        else if (!strcmp(argv[a], "-modes") && a + 1 < argc) {
+            const char *list = argv[++a];
+            for (int k = 0; k < NMODES; k++)
+                use[k] = strstr(list, mode_names[k]) != NULL;
+        }
+    }
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &np);
+    left = rank > 0 ? rank - 1 : MPI_PROC_NULL;
+    right = rank < np - 1 ? rank + 1 : MPI_PROC_NULL;
+    A = malloc(sizeof(double) * m * (w + 1));
+    MPI_Win_allocate(sizeof(double) * m, sizeof(double), MPI_INFO_NULL, MPI_COMM_WORLD, &halo,
+                     &win);
+    MPI_Group world;
+    MPI_Comm_group(MPI_COMM_WORLD, &world);
+    MPI_Group_incl(world, left != MPI_PROC_NULL, &left, &left_group);
+    MPI_Group_incl(world, right != MPI_PROC_NULL, &right, &right_group);
+    if (left != MPI_PROC_NULL)
+        MPI_Notify_init(win, left, MPI_ANY_TAG, 1, &nreq);
+    long n_global = (long) np * w + 1;
+    double expect = (double) iters * (m + n_global - 2);
+    FILE *out = NULL;
+    if (rank == 0) {
+        printf("# stencil: %d ranks, %d x %ld grid (%d columns per rank), %d sweeps\n", np, m,
+               n_global, w, iters);
+        printf("%-6s %10s %12s %10s\n", "mode", "time_s", "MFlop/s", "vs_na");
+        if (csv && (out = fopen(csv, "w")))
+            fprintf(out, "mode,ranks,rows,cols_per_rank,sweeps,time_s,mflops,ratio_to_na\n");
+    }
+    double t_na = 0;
+    int failed = 0;
+    for (int mode = 0; mode < NMODES; mode++) {
+        if (!use[mode])
+            continue;
+        init_grid();
+        if (mode == NA)
+            MPI_Win_lock_all(0, win);
+        else if (mode == FENCE)
+            MPI_Win_fence(0, win);
+        MPI_Barrier(MPI_COMM_WORLD);
+        double t0 = MPI_Wtime();
+        for (int it = 0; it < iters; it++) {
+            sweep(mode);
+            /* feed the corner back into A(0,0) */
+            if (np == 1)
+                AT(0, 0) = -AT(m - 1, w);
+            else if (rank == np - 1)
+                MPI_Send(&AT(m - 1, w), 1, MPI_DOUBLE, 0, 999999, MPI_COMM_WORLD);
+            else if (rank == 0) {
+                double c;
+                MPI_Recv(&c, 1, MPI_DOUBLE, np - 1, 999999, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+                AT(0, 0) = -c;
+            }
+        }
+        double t = MPI_Wtime() - t0, tmax;
+        if (mode == NA)
+            MPI_Win_unlock_all(win);
+        else if (mode == FENCE)
+            MPI_Win_fence(0, win);
+        MPI_Allreduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+        /* check the corner on the last rank */
+        int ok = 1;
+        if (rank == np - 1)
+            ok = fabs(AT(m - 1, w) - expect) <= 1e-8 * fabs(expect);
+        MPI_Bcast(&ok, 1, MPI_INT, np - 1, MPI_COMM_WORLD);
+        if (!ok)
+            failed = 1;
+        if (mode == NA)
+            t_na = tmax;
+        if (rank == 0) {
+            double mflops = 2.0 * (m - 1) * (n_global - 1) * iters / tmax * 1e-6;
+            double ratio = t_na > 0 ? tmax / t_na : 0;
+            printf("%-6s %10.4f %12.1f %10.2f%s\n", mode_names[mode], tmax, mflops, ratio,
+                   ok ? "" : "  WRONG RESULT");
+            if (out)
+                fprintf(out, "%s,%d,%d,%d,%d,%.6f,%.1f,%.3f\n", mode_names[mode], np, m, w,
+                        iters, tmax, mflops, ratio);
+            fflush(stdout);
+        }
+    }
+    if (out)
+        fclose(out);
+    if (left != MPI_PROC_NULL)
+        MPI_Request_free(&nreq);
+    MPI_Group_free(&left_group);
+    MPI_Group_free(&right_group);
+    MPI_Group_free(&world);
+    MPI_Win_free(&win);
+    free(A);
+    if (rank == 0)
+        printf(failed ? "Found errors: a variant computed a wrong corner value\n" : "No Errors\n");
+    MPI_Finalize();
+    return failed;
+}
