@@ -10,7 +10,7 @@ ITERS=${BENCH_ITERS:-1000}
 MAX=${BENCH_MAX:-1048576}
 OUT=${BENCH_OUT:-$TOP/_bench/$(date +%Y%m%d-%H%M%S)}
 mkdir -p "$OUT/bin"
-for b in pingpong msgrate stencil; do
+for b in pingpong msgrate stencil tree; do
     "$PREFIX/bin/mpicc" -O2 -o "$OUT/bin/$b" "$TOP/bench/$b.c" -lm
 done
 run() {
@@ -24,6 +24,9 @@ run() {
     echo "== pipelined stencil on $name =="
     env "$@" "$PREFIX/bin/mpiexec" -n 2 "$OUT/bin/stencil" -csv "$OUT/stencil-$name.csv" |
         tee "$OUT/stencil-$name.txt"
+    echo "== tree reduction on $name =="
+    env "$@" "$PREFIX/bin/mpiexec" -n 2 "$OUT/bin/tree" -csv "$OUT/tree-$name.csv" |
+        tee "$OUT/tree-$name.txt"
 }
 run shm "FI_PROVIDER=tcp;ofi_rxm"
 run shm-generic "FI_PROVIDER=tcp;ofi_rxm" MPIR_CVAR_NOTIFY_FORCE_GENERIC=1
