@@ -13,6 +13,7 @@ mkdir -p "$OUT/bin"
 for b in pingpong msgrate stencil tree; do
     "$PREFIX/bin/mpicc" -O2 -o "$OUT/bin/$b" "$TOP/bench/$b.c" -lm
 done
+"$PREFIX/bin/mpicc" -O2 -o "$OUT/bin/cholesky" "$TOP/bench/cholesky.c" -llapack -lblas -lm
 run() {
     local name=$1; shift
     echo "== pingpong on $name: $* =="
@@ -27,6 +28,9 @@ run() {
     echo "== tree reduction on $name =="
     env "$@" "$PREFIX/bin/mpiexec" -n 2 "$OUT/bin/tree" -csv "$OUT/tree-$name.csv" |
         tee "$OUT/tree-$name.txt"
+    echo "== Cholesky, 32 x 32 tiles, on $name =="
+    env "$@" "$PREFIX/bin/mpiexec" -n 2 "$OUT/bin/cholesky" -nt 32 -b "${CHOL_TILE:-64}" \
+        -csv "$OUT/cholesky-$name.csv" | tee "$OUT/cholesky-$name.txt"
 }
 run shm "FI_PROVIDER=tcp;ofi_rxm"
 run shm-generic "FI_PROVIDER=tcp;ofi_rxm" MPIR_CVAR_NOTIFY_FORCE_GENERIC=1

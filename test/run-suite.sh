@@ -86,7 +86,10 @@ run_notify_suite() {
             *) src=$TOP/test/$name.c ;;
         esac
         bin=$OUT/bin/${name//\//_}
-        if "$MPICC" -std=gnu11 -O2 -Wall -Werror -pthread -I"$TOP/test" -o "$bin" "$src" -lm \
+        local libs
+        libs=$(sed -n 's/.*libs=\([^ ]*\).*/\1/p' <<<"$line" | tr ',' ' ')
+        # shellcheck disable=SC2086
+        if "$MPICC" -std=gnu11 -O2 -Wall -Werror -pthread -I"$TOP/test" -o "$bin" "$src" $libs -lm \
             >"$OUT/logs/${name//\//_}.compile.log" 2>&1; then
             built[$name]=ok
         else
@@ -107,6 +110,7 @@ run_notify_suite() {
                 timeout=*) t=${rest#timeout=}; t=${t%% *} ;;
                 configs=*) cfgs=${rest#configs=}; cfgs=${cfgs%% *} ;;
                 env=*) v=${rest#env=}; extra_env="$extra_env ${v%% *}" ;;
+                libs=*) ;;
                 args=*) args=${rest#args=}; rest=""; continue ;;
             esac
             [[ $rest == *" "* ]] && rest=${rest#* } || rest=""

@@ -1,0 +1,322 @@
+/* Tiled left-looking Cholesky factorisation (paper section VI-C), three ways
+ * of moving finished tiles:
+ *   na   MPI_Put_notify of the tile into every rank's copy, the tile index as
+ *        the tag; each rank waits with ONE any-source/any-tag request
+ *   mp   MPI_Isend with the index as tag; receivers MPI_Probe + MPI_Recv
+ *   os   MPI_Put of the tile, flush, MPI_Fetch_and_op on the receiver's ring
+ *        counter, MPI_Put of the index into that ring slot, flush; the
+ *        receiver polls its ring
+ * Tiles are broadcast along a binary tree rooted at their producer, as they
+ * are produced.  Tile column j belongs to rank j % P.  Kernels: DPOTRF, DTRSM,
+ * DSYRK, DGEMM from the system LAPACK/BLAS.  Every run is verified at rank 0:
+ * ||A - L L^T||_F / ||A||_F < 1e-10, or the program fails.
+ *
+ *   cholesky [-nt TILES] [-b TILE_SIZE] [-modes na,mp,os] [-csv FILE]
+ */
+#include <mpi.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void dpotrf_(const char *uplo, const int *n, double *a, const int *lda, int *info);
+void dtrsm_(const char *side, const char *uplo, const char *transa, const char *diag,
+            const int *m, const int *n, const double *alpha, const double *a, const int *lda,
+            double *b, const int *ldb);
+void dsyrk_(const char *uplo, const char *trans, const int *n, const int *k, const double *alpha,
+            const double *a, const int *lda, const double *beta, double *c, const int *ldc);
+void dgemm_(const char *transa, const char *transb, const int *m, const int *n, const int *k,
+            const double *alpha, const double *a, const int *lda, const double *b,
+            const int *ldb, const double *beta, double *c, const int *ldc);
+
+enum { NA, MP, OS, NMODES };
+static const char *mode_names[NMODES] = { "na", "mp", "os" };
+
+static int rank, np, nt, b, ntiles, mode;
+static double *tiles;           /* window: every lower tile, column-major b x b */
+static MPI_Win win, ringwin;
+static int *ring;               /* os: [0] counter, [1 + k] tile indices, -1 = empty */
+static int ring_head;
+static char *have;
+static MPI_Request notify_req, *sends;
+static int nsends;
+
+static int tile_index(int i, int j)
+{
+    return i * (i + 1) / 2 + j;
+}
+
+static double *tile(int t)
+{
+    return tiles + (size_t) t * b * b;
+}
+
+static int owner_of_column(int j)
+{
+    return j % np;
+}
+
+/* deterministic symmetric positive definite matrix, generated per element */
+static double a_elem(int gi, int gj, int n)
+{
+    if (gi < gj) {
+        int x = gi;
+        gi = gj;
+        gj = x;
+    }
+    unsigned h = (unsigned) gi * 2654435761u ^ (unsigned) gj * 40503u;
+    h ^= h >> 13;
+    h *= 0x5bd1e995u;
+    h ^= h >> 15;
+    return (h % 1000) / 1000.0 + (gi == gj ? n : 0.0);
+}
+
+static void fill_tile(int i, int j)
+{
+    double *T = tile(tile_index(i, j));
+    for (int c = 0; c < b; c++)
+        for (int r = 0; r < b; r++)
+            T[r + c * b] = a_elem(i * b + r, j * b + c, nt * b);
+}
+
+/* send tile t to my children in the binary tree rooted at its producer */
+static void forward(int t, int root)
+{
+    int rel = (rank - root + np) % np;
+    for (int c = 2 * rel + 1; c <= 2 * rel + 2 && c < np; c++) {
+        int dst = (c + root) % np;
+        switch (mode) {
+            case NA:
+                MPI_Put_notify(tile(t), b * b, MPI_DOUBLE, dst, (MPI_Aint) t * b * b, b * b,
+                               MPI_DOUBLE, win, t);
+                break;
+            case MP:
+                MPI_Isend(tile(t), b * b, MPI_DOUBLE, dst, t, MPI_COMM_WORLD, &sends[nsends++]);
+                break;
+            case OS:{
+                    int one = 1, slot;
+                    MPI_Put(tile(t), b * b, MPI_DOUBLE, dst, (MPI_Aint) t * b * b, b * b,
+                            MPI_DOUBLE, win);
+                    MPI_Win_flush(dst, win);
+                    MPI_Fetch_and_op(&one, &slot, MPI_INT, dst, 0, MPI_SUM, ringwin);
+                    MPI_Win_flush(dst, ringwin);
+                    MPI_Put(&t, 1, MPI_INT, dst, 1 + slot, 1, MPI_INT, ringwin);
+                    MPI_Win_flush(dst, ringwin);
+                    break;
+                }
+        }
+    }
+}
+
+/* tile index -> column, for the root of its broadcast tree */
+static int column_of(int t)
+{
+    int i = 0;
+    while (tile_index(i + 1, 0) <= t)
+        i++;
+    return t - tile_index(i, 0);
+}
+
+static void receive_one(void)
+{
+    int t;
+    switch (mode) {
+        case NA:{
+                MPI_Status st;
+                MPI_Start(&notify_req);
+                MPI_Wait(&notify_req, &st);
+                t = st.MPI_TAG;
+                break;
+            }
+        case MP:{
+                MPI_Status st;
+                MPI_Probe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &st);
+                t = st.MPI_TAG;
+                MPI_Recv(tile(t), b * b, MPI_DOUBLE, st.MPI_SOURCE, t, MPI_COMM_WORLD,
+                         MPI_STATUS_IGNORE);
+                break;
+            }
+        default:{
+                volatile int *slot = &ring[1 + ring_head];
+                int flag;
+                while (*slot < 0) {
+                    MPI_Win_sync(ringwin);
+                    MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag,
+                               MPI_STATUS_IGNORE);
+                }
+                MPI_Win_sync(win);      /* the tile was flushed before the index */
+                t = *slot;
+                *slot = -1;
+                ring_head++;
+                break;
+            }
+    }
+    have[t] = 1;
+    forward(t, owner_of_column(column_of(t)));
+}
+
+static void need(int t)
+{
+    while (!have[t])
+        receive_one();
+}
+
+static void publish(int t)
+{
+    have[t] = 1;
+    forward(t, rank);
+}
+
+static void factorize(void)
+{
+    const double one = 1.0, minus_one = -1.0;
+    int info;
+    for (int j = 0; j < nt; j++) {
+        if (owner_of_column(j) != rank)
+            continue;
+        int jj = tile_index(j, j);
+        for (int k = 0; k < j; k++) {
+            need(tile_index(j, k));
+            dsyrk_("L", "N", &b, &b, &minus_one, tile(tile_index(j, k)), &b, &one, tile(jj), &b);
+        }
+        dpotrf_("L", &b, tile(jj), &b, &info);
+        if (info != 0) {
+            fprintf(stderr, "dpotrf failed on tile %d: info %d\n", j, info);
+            MPI_Abort(MPI_COMM_WORLD, 1);
+        }
+        publish(jj);
+        for (int i = j + 1; i < nt; i++) {
+            int ij = tile_index(i, j);
+            for (int k = 0; k < j; k++) {
+                need(tile_index(i, k));
+                dgemm_("N", "T", &b, &b, &b, &minus_one, tile(tile_index(i, k)), &b,
+                       tile(tile_index(j, k)), &b, &one, tile(ij), &b);
+            }
+            dtrsm_("R", "L", "T", "N", &b, &b, &one, tile(jj), &b, tile(ij), &b);
+            publish(ij);
+        }
+    }
+    /* everything produced elsewhere passes through here too (tree forwarding) */
+    for (int t = 0; t < ntiles; t++)
+        need(t);
+}
+
+static double residual(void)
+{
+    int n = nt * b;
+    double *L = calloc((size_t) n * n, sizeof(double)), *C = malloc((size_t) n * n * sizeof(double));
+    double num = 0, den = 0, one = 1.0, minus_one = -1.0;
+    for (int i = 0; i < nt; i++)
+        for (int j = 0; j <= i; j++)
+            for (int c = 0; c < b; c++)
+                for (int r = 0; r < b; r++)
+                    if (i * b + r >= j * b + c)
+                        L[(size_t) (j * b + c) * n + i * b + r] = tile(tile_index(i, j))[r + c * b];
+    for (int c = 0; c < n; c++)
+        for (int r = 0; r < n; r++)
+            C[(size_t) c * n + r] = a_elem(r, c, n);
+    dsyrk_("L", "N", &n, &n, &minus_one, L, &n, &one, C, &n);
+    for (int c = 0; c < n; c++)
+        for (int r = c; r < n; r++) {
+            double w = (r == c) ? 1.0 : 2.0, a = a_elem(r, c, n);
+            num += w * C[(size_t) c * n + r] * C[(size_t) c * n + r];
+            den += w * a * a;
+        }
+    free(L);
+    free(C);
+    return sqrt(num / den);
+}
+
+int main(int argc, char **argv)
+{
+    int use[NMODES] = { 1, 1, 1 };
+    const char *csv = NULL;
+    nt = 32;
+    b = 64;
+    MPI_Init(&argc, &argv);
+    for (int a = 1; a < argc; a++) {
+        if (!strcmp(argv[a], "-nt") && a + 1 < argc)
+            nt = atoi(argv[++a]);
+        else if (!strcmp(argv[a], "-b") && a + 1 < argc)
+            b = atoi(argv[++a]);
+        else if (!strcmp(argv[a], "-csv") && a + 1 < argc)
+            csv = argv[++a];
+        else if (!strcmp(argv[a], "-modes") && a + 1 < argc) {
+            const char *list = argv[++a];
+            for (int i = 0; i < NMODES; i++)
+                use[i] = strstr(list, mode_names[i]) != NULL;
+        }
+    }
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &np);
+    ntiles = tile_index(nt, 0);
+    MPI_Win_allocate((MPI_Aint) ntiles * b * b * sizeof(double), sizeof(double), MPI_INFO_NULL,
+                     MPI_COMM_WORLD, &tiles, &win);
+    MPI_Win_allocate((MPI_Aint) (ntiles + 1) * sizeof(int), sizeof(int), MPI_INFO_NULL,
+                     MPI_COMM_WORLD, &ring, &ringwin);
+    MPI_Notify_init(win, MPI_ANY_SOURCE, MPI_ANY_TAG, 1, &notify_req);
+    have = malloc(ntiles);
+    sends = malloc(2 * (size_t) ntiles * sizeof(MPI_Request));
+    double n = (double) nt * b, flops = n * n * n / 3.0, t_na = 0;
+    int failed = 0;
+    FILE *out = NULL;
+    if (rank == 0) {
+        printf("# cholesky: %d ranks, %d x %d tiles of %d x %d (n = %.0f)\n", np, nt, nt, b, b, n);
+        printf("%-4s %10s %10s %8s %12s\n", "mode", "time_s", "Gflop/s", "vs_na", "residual");
+        if (csv && (out = fopen(csv, "w")))
+            fprintf(out, "mode,ranks,tiles,tile_size,time_s,gflops,ratio_to_na,residual\n");
+    }
+    for (mode = 0; mode < NMODES; mode++) {
+        if (!use[mode])
+            continue;
+        /* every rank starts from A in its own columns; the rest arrives */
+        memset(have, 0, ntiles);
+        for (int i = 0; i < nt; i++)
+            for (int j = 0; j <= i; j++)
+                if (owner_of_column(j) == rank)
+                    fill_tile(i, j);
+        for (int k = 0; k <= ntiles; k++)
+            ring[k] = k ? -1 : 0;
+        ring_head = 0;
+        nsends = 0;
+        MPI_Win_lock_all(0, win);
+        MPI_Win_lock_all(0, ringwin);
+        MPI_Barrier(MPI_COMM_WORLD);
+        double t0 = MPI_Wtime();
+        factorize();
+        for (int k = 0; k < nsends; k++)        /* mp: our sends */
+            MPI_Wait(&sends[k], MPI_STATUS_IGNORE);
+        MPI_Win_flush_all(win);
+        double t = MPI_Wtime() - t0, tmax;
+        MPI_Win_unlock_all(ringwin);
+        MPI_Win_unlock_all(win);
+        MPI_Barrier(MPI_COMM_WORLD);
+        MPI_Allreduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+        if (mode == NA)
+            t_na = tmax;
+        if (rank == 0) {
+            double res = residual();
+            int ok = res < 1e-10;
+            failed |= !ok;
+            printf("%-4s %10.4f %10.2f %8.2f %12.2e%s\n", mode_names[mode], tmax,
+                   flops / tmax * 1e-9, t_na > 0 ? tmax / t_na : 0, res, ok ? "" : "  WRONG");
+            if (out)
+                fprintf(out, "%s,%d,%d,%d,%.6f,%.3f,%.3f,%.3e\n", mode_names[mode], np, nt, b,
+                        tmax, flops / tmax * 1e-9, t_na > 0 ? tmax / t_na : 0, res);
+            fflush(stdout);
+        }
+        MPI_Barrier(MPI_COMM_WORLD);
+    }
+    MPI_Bcast(&failed, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    if (out)
+        fclose(out);
+    MPI_Request_free(&notify_req);
+    MPI_Win_free(&ringwin);
+    MPI_Win_free(&win);
+    free(have);
+    free(sends);
+    if (rank == 0)
+        printf(failed ? "Found errors: residual too large\n" : "No Errors\n");
+    MPI_Finalize();
+    return failed;
+}
