@@ -1,6 +1,6 @@
 /* Notification rate and matching cost (2 ranks; rank 0 origin, rank 1 target).
  *
- *   msgrate [-n NOTIFICATIONS] [-reps R] [-posted P1,P2,...]
+ *   msgrate [-n NOTIFICATIONS] [-reps R] [-posted P1,P2,...] [-csv FILE]
  *
  * For each P, the target first starts P exact-match requests for tags the
  * origin never uses (1..P), then one counting request for tag 0 expecting N
@@ -25,6 +25,7 @@ int main(int argc, char **argv)
 {
     int n = 100000, reps = 5, rank, size;
     char posted_list[256] = "1,100,10000";
+    const char *csv = NULL;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "-n") && i + 1 < argc)
             n = atoi(argv[++i]);
@@ -32,6 +33,8 @@ int main(int argc, char **argv)
             reps = atoi(argv[++i]);
         else if (!strcmp(argv[i], "-posted") && i + 1 < argc)
             snprintf(posted_list, sizeof(posted_list), "%s", argv[++i]);
+        else if (!strcmp(argv[i], "-csv") && i + 1 < argc)
+            csv = argv[++i];
     }
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -46,6 +49,9 @@ int main(int argc, char **argv)
     MPI_Win_allocate(64, 8, MPI_INFO_NULL, MPI_COMM_WORLD, &buf, &win);
     MPI_Win_lock_all(0, win);
     double *t = malloc(reps * sizeof(double));
+    FILE *out = NULL;
+    if (rank == 1 && csv && (out = fopen(csv, "w")))
+        fprintf(out, "posted,ns_per_notification,notifications_per_s\n");
     if (rank == 1)
         printf("# msgrate: %d notifications of 8 B per repetition, median of %d\n"
                "%10s %14s %16s\n", n, reps, "posted", "ns_per_notif", "notif_per_sec");
@@ -85,6 +91,8 @@ int main(int argc, char **argv)
             qsort(t, reps, sizeof(double), cmp_double);
             double med = t[reps / 2];
             printf("%10d %14.1f %16.0f\n", p, med / n * 1e9, n / med);
+            if (out)
+                fprintf(out, "%d,%.1f,%.0f\n", p, med / n * 1e9, n / med);
             fflush(stdout);
             for (int i = 0; i < p; i++) {
                 MPI_Cancel(&others[i]);
@@ -95,6 +103,8 @@ int main(int argc, char **argv)
             free(others);
         }
     }
+    if (out)
+        fclose(out);
     MPI_Win_unlock_all(win);
     MPI_Win_free(&win);
     free(t);

@@ -113,8 +113,12 @@ static void round_trip(int mode, int size, int iter)
 }
 
 /* epochs each mode needs around its iterations */
-static void begin(int mode)
+static void begin(int mode, int size)
 {
+    /* bound: the polled byte must not hold a stale mark from earlier modes,
+     * or a rank could run ahead and overwrite the mark its peer waits for */
+    if (mode == BOUND)
+        wbuf[size - 1] = 0;
     if (mode == PUT_NOTIFY || mode == GET_NOTIFY || mode == PUT_FLUSH_SEND || mode == BOUND)
         MPI_Win_lock_all(0, win);
     else if (mode == FENCE)
@@ -185,7 +189,7 @@ int main(int argc, char **argv)
         for (int mode = 0; mode < NMODES; mode++) {
             if (!use[mode])
                 continue;
-            begin(mode);
+            begin(mode, size);
             MPI_Barrier(MPI_COMM_WORLD);
             for (int i = 0; i < warmup; i++)
                 round_trip(mode, size, i);

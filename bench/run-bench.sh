@@ -1,38 +1,63 @@
 #!/usr/bin/env bash
-# make bench: build the benchmarks with the installed mpicc and run them on
-# shared memory and on the forced netmod (tcp;ofi_rxm), 2 ranks.
-#   BENCH_ITERS=N (default 1000)   BENCH_MAX=BYTES (default 1048576)
-#   BENCH_OUT=DIR (default _bench/<date>)
+# make bench: build the benchmarks with the installed mpicc and run each on
+# shared memory, on shared memory with the generic path forced, and on the
+# forced netmod (tcp;ofi_rxm), 2 ranks.  Writes text, CSV and PNG plots into
+# one results directory and prints a one-screen summary.
+#
+#   bench/run-bench.sh [--quick]        --quick: ping-pong + small Cholesky, shm only
+#   BENCH_ITERS=N (1000)  BENCH_MAX=BYTES (1048576)  BENCH_NP=N (2)
+#   CHOL_TILES=N (32)  CHOL_TILE=N (64)  BENCH_OUT=DIR (_bench/<date>)
 set -euo pipefail
 TOP=${TOP:-$(cd "$(dirname "$0")/.." && pwd)}
 PREFIX=${PREFIX:-$TOP/_install}
 ITERS=${BENCH_ITERS:-1000}
 MAX=${BENCH_MAX:-1048576}
+NP=${BENCH_NP:-2}
+QUICK=0
+[ "${1:-}" = --quick ] && QUICK=1
 OUT=${BENCH_OUT:-$TOP/_bench/$(date +%Y%m%d-%H%M%S)}
 mkdir -p "$OUT/bin"
-for b in pingpong msgrate stencil tree; do
+[ -x "$PREFIX/bin/mpicc" ] || { echo "run-bench: no MPICH in $PREFIX (run make)" >&2; exit 2; }
+
+for b in pingpong msgrate stencil tree overlap; do
     "$PREFIX/bin/mpicc" -O2 -o "$OUT/bin/$b" "$TOP/bench/$b.c" -lm
 done
 "$PREFIX/bin/mpicc" -O2 -o "$OUT/bin/cholesky" "$TOP/bench/cholesky.c" -llapack -lblas -lm
+
+# run NAME TRANSPORT ENV... -- PROGRAM ARGS...: output to NAME-TRANSPORT.{txt,csv}
 run() {
-    local name=$1; shift
-    echo "== pingpong on $name: $* =="
-    env "$@" "$PREFIX/bin/mpiexec" -n 2 "$OUT/bin/pingpong" -n "$ITERS" -max "$MAX" \
-        -csv "$OUT/pingpong-$name.csv" | tee "$OUT/pingpong-$name.txt"
-    echo "== notification rate / matching cost on $name =="
-    env "$@" "$PREFIX/bin/mpiexec" -n 2 "$OUT/bin/msgrate" -posted 1,100,10000 |
-        tee "$OUT/msgrate-$name.txt"
-    echo "== pipelined stencil on $name =="
-    env "$@" "$PREFIX/bin/mpiexec" -n 2 "$OUT/bin/stencil" -csv "$OUT/stencil-$name.csv" |
-        tee "$OUT/stencil-$name.txt"
-    echo "== tree reduction on $name =="
-    env "$@" "$PREFIX/bin/mpiexec" -n 2 "$OUT/bin/tree" -csv "$OUT/tree-$name.csv" |
-        tee "$OUT/tree-$name.txt"
-    echo "== Cholesky, 32 x 32 tiles, on $name =="
-    env "$@" "$PREFIX/bin/mpiexec" -n 2 "$OUT/bin/cholesky" -nt 32 -b "${CHOL_TILE:-64}" \
-        -csv "$OUT/cholesky-$name.csv" | tee "$OUT/cholesky-$name.txt"
+    local name=$1 tr=$2; shift 2
+    local -a envs=()
+    while [ "$1" != -- ]; do envs+=("$1"); shift; done
+    shift
+    echo "== $name on $tr =="
+    local np=2
+    [ "$name" = stencil ] || [ "$name" = tree ] || [ "$name" = cholesky ] && np=$NP
+    env "${envs[@]}" "$PREFIX/bin/mpiexec" -n "$np" "$OUT/bin/$name" "$@" \
+        -csv "$OUT/$name-$tr.csv" | tee "$OUT/$name-$tr.txt"
 }
-run shm "FI_PROVIDER=tcp;ofi_rxm"
-run shm-generic "FI_PROVIDER=tcp;ofi_rxm" MPIR_CVAR_NOTIFY_FORCE_GENERIC=1
-run tcp "FI_PROVIDER=tcp;ofi_rxm" MPIR_CVAR_NOLOCAL=1
-echo "results in $OUT"
+
+transports=(shm generic tcp)
+[ $QUICK = 1 ] && transports=(shm)
+start=$(date +%s)
+for tr in "${transports[@]}"; do
+    case $tr in
+        shm) env=("FI_PROVIDER=tcp;ofi_rxm") ;;
+        generic) env=("FI_PROVIDER=tcp;ofi_rxm" MPIR_CVAR_NOTIFY_FORCE_GENERIC=1) ;;
+        tcp) env=("FI_PROVIDER=tcp;ofi_rxm" MPIR_CVAR_NOLOCAL=1) ;;
+    esac
+    if [ $QUICK = 1 ]; then
+        run pingpong "$tr" "${env[@]}" -- -n "$ITERS" -max 65536
+        run cholesky "$tr" "${env[@]}" -- -nt 16 -b 32
+        continue
+    fi
+    run pingpong "$tr" "${env[@]}" -- -n "$ITERS" -max "$MAX"
+    run msgrate "$tr" "${env[@]}" -- -posted 1,100,10000
+    run overlap "$tr" "${env[@]}" -- -n 200
+    run stencil "$tr" "${env[@]}" --
+    run tree "$tr" "${env[@]}" --
+    run cholesky "$tr" "${env[@]}" -- -nt "${CHOL_TILES:-32}" -b "${CHOL_TILE:-64}"
+done
+echo "benchmarks took $(( $(date +%s) - start )) s"
+python3 "$TOP/bench/summarize.py" "$OUT"
+echo "results (text, CSV, PNG) in $OUT"
