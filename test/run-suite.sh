@@ -165,6 +165,31 @@ run_unit_suite() {
     done
 }
 
+# The build refuses sources it cannot trust, with a message saying why.
+run_build_checks() {
+    echo "== build script checks =="
+    [[ build_source =~ $TESTS ]] || return 0
+    local tmp=$OUT/buildcheck log=$OUT/logs/build_source.log
+    rm -rf "$tmp"; mkdir -p "$tmp/notmpich"
+    echo junk | xz >"$tmp/bogus.tar.xz"
+    local what src want
+    for what in mismatch missing notmpich; do
+        case $what in
+            mismatch) src=$tmp/bogus.tar.xz; want="checksum mismatch" ;;
+            missing) src=$tmp/nonexistent.tar.xz; want="does not exist" ;;
+            notmpich) src=$tmp/notmpich; want="not an MPICH source directory" ;;
+        esac
+        if TOP="$TOP" BUILD_DIR="$tmp/build" PREFIX="$tmp/install" MPICH_SOURCE="$src" \
+            bash "$TOP/scripts/build-mpich.sh" >"$log" 2>&1; then
+            fail "build_source $what" "build-mpich.sh accepted a bad source" "$log"
+        elif grep -q "$want" "$log"; then
+            pass "build_source $what" 0
+        else
+            fail "build_source $what" "no '$want' message" "$log"
+        fi
+    done
+}
+
 # ------------------------------------------------------------------ MPICH tests
 run_mpich_suite() {
     local tdir=$BUILD/mpich-obj/test/mpi srcdir=$BUILD/mpich-src/test/mpi
@@ -216,8 +241,8 @@ run_mpich_suite() {
 
 start_all=$(date +%s)
 case "$SUITE" in
-    all) run_unit_suite; run_notify_suite; run_mpich_suite ;;
-    unit) run_unit_suite ;;
+    all) run_unit_suite; run_build_checks; run_notify_suite; run_mpich_suite ;;
+    unit) run_unit_suite; run_build_checks ;;
     notify) run_notify_suite ;;
     mpich) run_mpich_suite ;;
     *) echo "run-suite: SUITE must be all, unit, notify or mpich" >&2; exit 2 ;;
