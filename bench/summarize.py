@@ -4,7 +4,7 @@
 import csv, os, subprocess, sys
 
 out = sys.argv[1]
-TRANSPORTS = ["shm", "generic", "tcp"]
+TRANSPORTS = ["shm", "generic", "tcp", "netns"]
 
 
 def rows(name, tr):

@@ -70,6 +70,8 @@ int MPIR_Notify_win_free_check(struct MPIR_Win *win);
 int MPIR_Notify_next_seq(struct MPIR_Win *win, int target, uint32_t * seq);
 /* Target: the access (src, tag, bytes, seq) is complete in target memory. */
 int MPIR_Notify_arrive(struct MPIR_Win *win, int src, int tag, MPI_Aint bytes, uint32_t seq);
+/* Target: same, from a transport that delivers each origin's accesses in order. */
+int MPIR_Notify_arrive_in_order(struct MPIR_Win *win, int src, int tag, MPI_Aint bytes);
 
 /* Memory one queued notification costs (reported by tests). */
 size_t MPIR_Notify_entry_size(void);

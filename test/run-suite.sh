@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The test suite: our Notified Access tests on every transport configuration,
-# then a curated subset of MPICH's own test/mpi against the patched build.
+# then a few of them across two network-namespace "hosts" (test/netns/), then
+# a curated subset of MPICH's own test/mpi against the patched build.
 #
-#   SUITE=all|unit|notify|mpich   which part (default all)
+#   SUITE=all|unit|notify|netns|mpich   which part (default all)
 #   CONFIGS=shm,tcp,...      transport configurations for our tests
 #   TESTS=REGEX              only tests whose name matches
 #   NA_TIMEOUT_SCALE=N       multiply every timeout (slow machines)
@@ -15,11 +16,12 @@ TOP=${TOP:-$(cd "$(dirname "$0")/.." && pwd)}
 BUILD=${BUILD_DIR:-$TOP/_build}
 PREFIX=${PREFIX:-$TOP/_install}
 SUITE=${SUITE:-all}
-CONFIGS=${CONFIGS:-shm,tcp,sockets,generic}
+CONFIGS=${CONFIGS:-shm,tcp,sockets,generic,tcp-am,sockets-am}
 TESTS=${TESTS:-.}
 SCALE=${NA_TIMEOUT_SCALE:-1}
 MPICC=$PREFIX/bin/mpicc
 MPIEXEC=$PREFIX/bin/mpiexec
+MPIEXEC_CMD=$MPIEXEC
 OUT=$BUILD/tests
 mkdir -p "$OUT/bin" "$OUT/logs"
 
@@ -47,23 +49,48 @@ config_env() {
         sockets) echo "MPIR_CVAR_NOLOCAL=1 FI_PROVIDER=sockets" ;;
         generic) echo "FI_PROVIDER=tcp;ofi_rxm MPIR_CVAR_NOTIFY_FORCE_GENERIC=1" ;;
         generic-tcp) echo "MPIR_CVAR_NOLOCAL=1 FI_PROVIDER=tcp;ofi_rxm MPIR_CVAR_NOTIFY_FORCE_GENERIC=1" ;;
+        # the netmod with the libfabric fast path switched off
+        tcp-am) echo "MPIR_CVAR_NOLOCAL=1 FI_PROVIDER=tcp;ofi_rxm MPIR_CVAR_NOTIFY_OFI_PATH=generic" ;;
+        sockets-am) echo "MPIR_CVAR_NOLOCAL=1 FI_PROVIDER=sockets MPIR_CVAR_NOTIFY_OFI_PATH=generic" ;;
         *) return 1 ;;
     esac
 }
 
-# run_mpi NAME LOG TIMEOUT ENV NP PROGRAM ARGS...: 0 on success, 124 on timeout
+# What MPIR_CVAR_NOTIFY_VERBOSE must report in a configuration's logs, so that
+# a silent fall back to another path fails the run.
+config_expect() {
+    case "$1" in
+        tcp | sockets) echo "libfabric remote CQ data via" ;;
+        tcp-am | sockets-am) echo "libfabric path off (generic path forced)" ;;
+    esac
+}
+
+# run_mpi LOG TIMEOUT ENV NP PROGRAM ARGS...: 0 on success, 124 on timeout
+# (through $MPIEXEC_CMD: the two-host part sets a local one, test/netns/run.sh)
 run_mpi() {
     local log=$1 t=$2 envs=$3 np=$4; shift 4
     local -a envarr=()
     IFS=' ' read -r -a envarr <<<"$envs"
     # MPIEXEC_TIMEOUT lets hydra kill the ranks itself; timeout(1) backs it up
     env "${envarr[@]}" MPIEXEC_TIMEOUT="$t" \
-        timeout -k 10 $((t + 15)) "$MPIEXEC" -n "$np" "$@" >"$log" 2>&1
+        timeout -k 10 $((t + 15)) "$MPIEXEC_CMD" -n "$np" "$@" >"$log" 2>&1
     local rc=$?
     # hydra reports its own time-out with exit status 255 and a message
     if grep -q "APPLICATION TIMED OUT\|timeout" "$log" 2>/dev/null && [ $rc -ne 0 ]; then rc=124; fi
     [ $rc -eq 124 ] || [ $rc -eq 137 ] && pkill -KILL -f "$OUT/bin/" 2>/dev/null
     return $rc
+}
+
+# compile_prog NAME [LIBS...]: NAME as in test/testlist (test/NAME.c or
+# NAME.c for examples/..., bench/...) into $OUT/bin; 0 on success
+compile_prog() {
+    local name=$1 src; shift
+    case "$name" in
+        */*) src=$TOP/$name.c ;;
+        *) src=$TOP/test/$name.c ;;
+    esac
+    "$MPICC" -std=gnu11 -O2 -Wall -Werror -pthread -I"$TOP/test" -o "$OUT/bin/${name//\//_}" \
+        "$src" "$@" -lm >"$OUT/logs/${name//\//_}.compile.log" 2>&1
 }
 
 run_notify_suite() {
@@ -75,22 +102,16 @@ run_notify_suite() {
     done <"$TOP/test/testlist"
 
     # compile each program once
-    local name src bin
+    local name bin
     declare -A built=()
     for line in "${lines[@]}"; do
         name=${line%% *}
         [[ $name =~ $TESTS ]] || continue
         [ -n "${built[$name]:-}" ] && continue
-        case "$name" in
-            */*) src=$TOP/$name.c ;;
-            *) src=$TOP/test/$name.c ;;
-        esac
-        bin=$OUT/bin/${name//\//_}
         local libs
         libs=$(sed -n 's/.*libs=\([^ ]*\).*/\1/p' <<<"$line" | tr ',' ' ')
         # shellcheck disable=SC2086
-        if "$MPICC" -std=gnu11 -O2 -Wall -Werror -pthread -I"$TOP/test" -o "$bin" "$src" $libs -lm \
-            >"$OUT/logs/${name//\//_}.compile.log" 2>&1; then
+        if compile_prog "$name" $libs; then
             built[$name]=ok
         else
             built[$name]=fail
@@ -104,7 +125,7 @@ run_notify_suite() {
         read -r name np rest <<<"$line"
         [[ $name =~ $TESTS ]] || continue
         [ "${built[$name]}" = ok ] || continue
-        t=60 cfgs="" args="" extra_env=""
+        t=60 cfgs="" args="" extra_env="" expect=""
         while [ -n "$rest" ]; do
             case "$rest" in
                 timeout=*) t=${rest#timeout=}; t=${t%% *} ;;
@@ -123,13 +144,19 @@ run_notify_suite() {
             if [ -n "$cfgs" ] && [[ ",$cfgs," != *",$cfg,"* ]]; then continue; fi
             if ! envs=$(config_env "$cfg"); then fail "$id" "unknown configuration $cfg"; continue; fi
             envs="$envs$extra_env"
+            expect=$(config_expect "$cfg")
+            [ -n "$expect" ] && envs="$envs MPIR_CVAR_NOTIFY_VERBOSE=1"
             log=$OUT/logs/${name//\//_}.n$np.$cfg.$run_no.log
             start=$(date +%s)
             # shellcheck disable=SC2086
             run_mpi "$log" "$t" "$envs" "$np" "$bin" $args
             local rc=$? el=$(( $(date +%s) - start ))
             if [ $rc -eq 0 ] && grep -q '^No Errors' "$log"; then
-                pass "$id" "$el"
+                if [ -n "$expect" ] && ! grep -q "$expect" "$log"; then
+                    fail "$id" "path not taken: no '$expect' in the verbose output" "$log"
+                else
+                    pass "$id" "$el"
+                fi
             elif [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
                 fail "$id" "TIMEOUT after ${t}s (hang)" "$log"
             else
@@ -137,6 +164,87 @@ run_notify_suite() {
             fi
         done
     done
+}
+
+# ------------------------------------------------------------ two-host tests
+# Rank 0 and rank 1 in different network namespaces joined by a veth pair
+# (test/netns/hosts.sh), launched through test/netns/run.sh: MPICH sees two
+# nodes, so every notification crosses tcp;ofi_rxm on a real (virtual) wire.
+# test/netns/where checks that placement: one namespace and one node per rank.
+NETNS_TESTS=("test/netns/where" "examples/pingpong_notify 4096 20" "nonovertaking"
+    "ordered_mix" "put_get_complete")
+NETNS_HOSTS=$TOP/test/netns/hosts.sh    # global: the EXIT trap runs after the function
+
+run_netns_suite() {
+    echo "== two hosts: network namespaces, tcp;ofi_rxm over veth (test/netns/) =="
+    local hosts=$NETNS_HOSTS hlog=$OUT/logs/netns-hosts.log
+    local -a sel=()
+    local entry name args
+    for entry in "${NETNS_TESTS[@]}"; do
+        read -r name args <<<"$entry"
+        [[ $name =~ $TESTS ]] && sel+=("$entry")
+    done
+    [ ${#sel[@]} -gt 0 ] || return 0
+
+    local rc=0
+    "$hosts" up >"$hlog" 2>&1 || rc=$?
+    if [ $rc -eq 77 ]; then
+        skip "netns (${#sel[@]} tests)" "$(tail -n 1 "$hlog")"
+        return 0
+    elif [ $rc -ne 0 ]; then
+        fail "netns hosts up" "exit $rc" "$hlog"
+        return 0
+    fi
+    # the namespaces must not outlive the suite, even on ^C
+    trap '"$NETNS_HOSTS" down >/dev/null 2>&1' EXIT
+    trap 'exit 130' INT TERM
+
+    local bin src t=$((60 * SCALE)) variant envs id log start el
+    local expect
+    local MPIEXEC_CMD=$TOP/test/netns/run.sh    # seen by run_mpi (dynamic scope)
+    for entry in "${sel[@]}"; do
+        read -r name args <<<"$entry"
+        bin=$OUT/bin/${name//\//_}
+        case "$name" in */*) src=$TOP/$name.c ;; *) src=$TOP/test/$name.c ;; esac
+        # reuse the notify part's binary unless it is older than its sources
+        # or the installed library (MPICH may have been reinstalled since)
+        if ! { [ "$bin" -nt "$src" ] && [ "$bin" -nt "$TOP/test/na_test.h" ] &&
+            [ "$bin" -nt "$PREFIX/lib/libmpi.so" ]; }; then
+            compile_prog "$name" ||
+                { fail "netns/$name (compile)" "" "$OUT/logs/${name//\//_}.compile.log"; continue; }
+        fi
+        for variant in netns netns-am; do
+            # the verbose report shows which path carried the notifications
+            envs="FI_PROVIDER=tcp;ofi_rxm MPIR_CVAR_NOTIFY_VERBOSE=1"
+            expect=$(config_expect tcp)
+            if [ $variant = netns-am ]; then
+                envs="$envs MPIR_CVAR_NOTIFY_OFI_PATH=generic"
+                expect=$(config_expect tcp-am)
+            fi
+            [ "$name" = test/netns/where ] && expect=""
+            id="$name -n 2 [$variant]"
+            log=$OUT/logs/${name//\//_}.n2.$variant.log
+            start=$(date +%s)
+            # shellcheck disable=SC2086
+            run_mpi "$log" "$t" "$envs" 2 "$bin" $args
+            rc=$? el=$(( $(date +%s) - start ))
+            if [ $rc -eq 0 ] && grep -q '^No Errors' "$log"; then
+                if [ -n "$expect" ] && ! grep -q "$expect" "$log"; then
+                    fail "$id" "path not taken: no '$expect' in the verbose output" "$log"
+                else
+                    pass "$id" "$el"
+                fi
+            elif [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
+                fail "$id" "TIMEOUT after ${t}s (hang)" "$log"
+            elif [ $rc -eq 77 ]; then
+                skip "$id" "$(tail -n 1 "$log")"
+            else
+                fail "$id" "exit $rc after ${el}s" "$log"
+            fi
+        done
+    done
+    "$hosts" down >>"$hlog" 2>&1 || fail "netns hosts down" "" "$hlog"
+    trap - EXIT INT TERM
 }
 
 # ------------------------------------------------------------------ unit tests
@@ -241,11 +349,12 @@ run_mpich_suite() {
 
 start_all=$(date +%s)
 case "$SUITE" in
-    all) run_unit_suite; run_build_checks; run_notify_suite; run_mpich_suite ;;
+    all) run_unit_suite; run_build_checks; run_notify_suite; run_netns_suite; run_mpich_suite ;;
     unit) run_unit_suite; run_build_checks ;;
     notify) run_notify_suite ;;
+    netns) run_netns_suite ;;
     mpich) run_mpich_suite ;;
-    *) echo "run-suite: SUITE must be all, unit, notify or mpich" >&2; exit 2 ;;
+    *) echo "run-suite: SUITE must be all, unit, notify, netns or mpich" >&2; exit 2 ;;
 esac
 
 echo

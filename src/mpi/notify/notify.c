@@ -416,6 +416,17 @@ int MPIR_Notify_arrive(MPIR_Win * win, int src, int tag, MPI_Aint bytes, uint32_
     goto fn_exit;
 }
 
+/* For transports that keep each origin's order themselves (libfabric with
+ * ordered writes): the arrival is always the next one expected. */
+int MPIR_Notify_arrive_in_order(MPIR_Win * win, int src, int tag, MPI_Aint bytes)
+{
+    struct MPIR_Notify_win *nw;
+    int mpi_errno = get_state(win, &nw);
+    if (mpi_errno == MPI_SUCCESS)
+        mpi_errno = MPIR_Notify_arrive(win, src, tag, bytes, nw->recv_seq[src]);
+    return mpi_errno;
+}
+
 /* ------------------------------------------------------------------ requests */
 
 int MPIR_Notify_init_impl(MPIR_Win * win, int src, int tag, int expected_count, MPIR_Request * req)

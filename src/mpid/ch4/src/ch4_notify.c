@@ -4,8 +4,11 @@
  * Produced here (origin) and carried by one of:
  *   - the shared-memory rings (shm/posix/posix_notify.c) for node-local
  *     targets of shared-memory windows;
+ *   - one libfabric RMA write with remote CQ data (netmod/ofi/ofi_notify.c)
+ *     for targets reached through the OFI netmod, when the provider can;
  *   - the generic MPIDIG active-message RMA protocol (mpidig_rma.h: notify_tag
  *     and notify_seq in the put/get headers), for everything else.
+ * Each (window, target) pair keeps one path for the window's lifetime.
  * Either way the target hands it to MPIR_Notify_arrive() once the access is
  * complete there (put: data written; get: data read); matching is in
  * src/mpi/notify/notify.c.
@@ -14,6 +17,9 @@
 #include "mpidimpl.h"
 #ifndef MPIDI_CH4_DIRECT_NETMOD
 #include "posix_notify.h"
+#endif
+#ifdef HAVE_CH4_NETMOD_OFI
+#include "../netmod/ofi/ofi_notify.h"
 #endif
 
 /*
@@ -78,6 +84,16 @@ int MPID_Put_notify(const void *origin_addr, MPI_Aint origin_count,
     if (done || mpi_errno)
         goto fn_exit;
 #endif
+#ifdef HAVE_CH4_NETMOD_OFI
+    {
+        bool done_ofi;
+        mpi_errno = MPIDI_OFI_notify_put(origin_addr, (int) origin_count, origin_datatype,
+                                        target_rank, target_disp, (int) target_count,
+                                        target_datatype, win, tag, &done_ofi);
+        if (done_ofi || mpi_errno)
+            goto fn_exit;
+    }
+#endif
 
     int vci = MPIDI_WIN(win, am_vci);
     MPID_THREAD_CS_ENTER(VCI, MPIDI_VCI(vci).lock);
@@ -104,6 +120,16 @@ int MPID_Get_notify(void *origin_addr, MPI_Aint origin_count, MPI_Datatype origi
                                        target_datatype, win, tag, &done);
     if (done || mpi_errno)
         goto fn_exit;
+#endif
+#ifdef HAVE_CH4_NETMOD_OFI
+    {
+        bool done_ofi;
+        mpi_errno = MPIDI_OFI_notify_get(origin_addr, (int) origin_count, origin_datatype,
+                                        target_rank, target_disp, (int) target_count,
+                                        target_datatype, win, tag, &done_ofi);
+        if (done_ofi || mpi_errno)
+            goto fn_exit;
+    }
 #endif
 
     int vci = MPIDI_WIN(win, am_vci);

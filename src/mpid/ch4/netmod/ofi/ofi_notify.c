@@ -1,0 +1,692 @@
+/*
+ * Notified Access over libfabric (ch4:ofi).
+ *
+ * Produced: MPIDI_OFI_notify_put/get (called from ch4_notify.c for targets
+ * reached through the netmod).  Carried: 64 bits of remote CQ data on an RMA
+ * write into the target's window (fi_inject_writedata, or fi_writemsg with
+ * FI_REMOTE_CQ_DATA).  Decoded: MPIDI_OFI_notify_cq_data, called by the CQ
+ * handler (ofi_progress.h) for remote-write completions with CQ data, then
+ * matched by MPIR_Notify_arrive_in_order (src/mpi/notify/notify.c).
+ *
+ * Wire format of the CQ data word:
+ *   bit 63 = 0  notification: [62:55] window slot, [54:35] origin rank,
+ *               [34:11] tag, [10:0] bytes (2047: see the length words)
+ *   bit 63 = 1  length word:  [62:55] slot, [54:35] origin rank, [34:0] the
+ *               next 35 bits of the byte count of the origin's next notification
+ * The slot is a per-window number agreed at window creation, so the target
+ * finds the window without a lookup table keyed by 64-bit window ids.
+ *
+ * Order (non-overtaking per origin, target and window) comes from the
+ * provider: the fast path is used only when the provider executes RMA writes
+ * in order (FI_ORDER_WAW), so a write's target completion is reported after
+ * every earlier write from the same origin is in place.  Hence
+ *   - a contiguous put is one write that carries its notification;
+ *   - a non-contiguous put writes its pieces, then a zero-byte write carries
+ *     the notification: it lands after every piece (datatypes of small
+ *     pieces go as MPICH's AM put, notified when its request completes);
+ *   - a get reads, then a zero-byte write notifies.  With FI_ORDER_WAR the
+ *     write may follow the read at once; otherwise it is sent when the read
+ *     has completed at the origin.  Meanwhile later notifications to the same
+ *     target wait behind it in a per-target queue (their data goes at once).
+ * A (window, target) pair uses one path for the window's lifetime, so the
+ * libfabric and generic paths never race each other.
+ */
+
+#include "mpidimpl.h"
+#include "ofi_impl.h"
+#include "ofi_rma.h"
+#include "ofi_notify.h"
+
+/*
+=== BEGIN_MPI_T_CVAR_INFO_BLOCK ===
+
+cvars:
+    - name        : MPIR_CVAR_NOTIFY_OFI_PATH
+      category    : NOTIFY
+      type        : enum
+      default     : auto
+      class       : none
+      verbosity   : MPI_T_VERBOSITY_USER_BASIC
+      scope       : MPI_T_SCOPE_ALL_EQ
+      description : |-
+        How notified accesses reach targets through the OFI netmod.
+        auto    - one RMA write with remote CQ data when the provider offers
+                  RMA, 8 bytes of CQ data and write-after-write ordering;
+                  otherwise the generic active-message path
+        native  - the remote CQ data path; window creation fails with an
+                  error naming the missing capability if it is unavailable
+        generic - always the generic active-message path
+
+=== END_MPI_T_CVAR_INFO_BLOCK ===
+*/
+
+#define NSLOTS       256
+#define SLOT_SHIFT   55
+#define RANK_SHIFT   35
+#define RANK_BITS    20
+#define TAG_SHIFT    11
+#define BYTES_BITS   11
+#define BYTES_ESC    ((1u << BYTES_BITS) - 1)
+#define LEN_BITS     35
+#define LEN_WORD     (1ULL << 63)
+#define MASK(bits)   ((1ULL << (bits)) - 1)
+
+_Static_assert(MPIR_NOTIFY_TAG_BITS == 24, "tag field of the CQ data word");
+
+/* A notification that must wait for an earlier one to the same target. */
+typedef struct pending {
+    struct pending *next;       /* (window, target) queue, issue order */
+    struct pending *gnext, *gprev;      /* waiting accesses, all windows */
+    MPIR_Win *win;
+    int target;
+    MPIR_Request *req;          /* access whose data is in flight; NULL: ready */
+    int nwords;
+    uint64_t words[3];
+} pending_t;
+
+typedef struct MPIDI_OFI_notify_win {
+    int slot;                   /* -1: path off, with the reason in gap */
+    const char *gap;
+    bool war_ordered;           /* zero-byte write may follow a read at once */
+    uint8_t *native;            /* [target] carried by this path */
+    uint64_t *len_in;           /* [origin] length words received */
+    pending_t **qhead, **qtail; /* [target] */
+} MPIDI_OFI_notify_win_t;
+
+int MPIDI_OFI_notify_waiting;
+static MPIR_Win *slots[NSLOTS];
+static pending_t *waiting_head;
+static bool in_progress;
+
+/* ------------------------------------------------------------- encoding */
+
+static uint64_t word_head(int slot, int rank)
+{
+    return ((uint64_t) slot << SLOT_SHIFT) | ((uint64_t) rank << RANK_SHIFT);
+}
+
+/* Length words (most significant part first) then the notification. */
+static int encode(int slot, int rank, int tag, MPI_Aint bytes, uint64_t words[3])
+{
+    int n = 0;
+    uint64_t b = (uint64_t) bytes;
+    if (b >= BYTES_ESC) {
+        if (b >> LEN_BITS)
+            words[n++] = LEN_WORD | word_head(slot, rank) | (b >> LEN_BITS);
+        words[n++] = LEN_WORD | word_head(slot, rank) | (b & MASK(LEN_BITS));
+        b = BYTES_ESC;
+    }
+    words[n++] = word_head(slot, rank) | ((uint64_t) tag << TAG_SHIFT) | b;
+    return n;
+}
+
+int MPIDI_OFI_notify_cq_data(uint64_t data)
+{
+    int mpi_errno = MPI_SUCCESS;
+    int slot = (int) ((data >> SLOT_SHIFT) & MASK(8));
+    int src = (int) ((data >> RANK_SHIFT) & MASK(RANK_BITS));
+    MPIR_Win *win = slots[slot];
+
+    MPIR_ERR_CHKANDJUMP2(win == NULL || src >= win->comm_ptr->local_size, mpi_errno,
+                         MPI_ERR_INTERN, "**notifyofidata", "**notifyofidata %d %d", slot, src);
+    MPIDI_OFI_notify_win_t *nw = MPIDI_OFI_WIN(win).notify;
+
+    if (data & LEN_WORD) {
+        nw->len_in[src] = (nw->len_in[src] << LEN_BITS) | (data & MASK(LEN_BITS));
+        goto fn_exit;
+    }
+    MPI_Aint bytes = (MPI_Aint) (data & MASK(BYTES_BITS));
+    if (bytes == BYTES_ESC) {
+        bytes = (MPI_Aint) nw->len_in[src];
+        nw->len_in[src] = 0;
+    }
+    int tag = (int) ((data >> TAG_SHIFT) & MASK(MPIR_NOTIFY_TAG_BITS));
+    mpi_errno = MPIR_Notify_arrive_in_order(win, src, tag, bytes);
+
+  fn_exit:
+    return mpi_errno;
+  fn_fail:
+    goto fn_exit;
+}
+
+/* ------------------------------------------------------------- sending */
+
+static fi_addr_t dest_of(MPIR_Win * win, int target)
+{
+    int vni = MPIDI_OFI_WIN(win).vni;
+    return MPIDI_OFI_av_to_phys(MPIDIU_comm_rank_to_av(win->comm_ptr, target), 0, vni, vni);
+}
+
+/* A zero-byte write carrying one word, into the target's window.  The caller
+ * has counted it in the window's issued counter, so flush waits for it. */
+static int emit_word(MPIR_Win * win, int target, uint64_t word)
+{
+    int mpi_errno = MPI_SUCCESS;
+    int vni = MPIDI_OFI_WIN(win).vni;
+    MPIDI_OFI_target_mr_t mr;
+
+    MPIDI_OFI_prepare_target_mr(target, 0, 0, 0, win, MPIDI_WIN(win, winattr), &mr);
+    MPIDI_OFI_CALL_RETRY(fi_inject_writedata(MPIDI_OFI_WIN(win).ep, NULL, 0, word,
+                                             dest_of(win, target), mr.addr, mr.mr_key),
+                         vni, rdma_inject_write, FALSE);
+  fn_fail:
+    return mpi_errno;
+}
+
+static void count_issued(MPIR_Win * win, int n)
+{
+    while (n-- > 0)
+        MPIDI_OFI_win_cntr_incr(win);
+}
+
+/* Send the ready notifications at the head of the (win, target) queue. */
+static int drain(MPIR_Win * win, int target)
+{
+    int mpi_errno = MPI_SUCCESS;
+    MPIDI_OFI_notify_win_t *nw = MPIDI_OFI_WIN(win).notify;
+    pending_t *e;
+
+    while ((e = nw->qhead[target]) && e->req == NULL) {
+        /* unlink first: emit_word may re-enter progress on EAGAIN */
+        nw->qhead[target] = e->next;
+        if (!e->next)
+            nw->qtail[target] = NULL;
+        for (int i = 0; i < e->nwords && mpi_errno == MPI_SUCCESS; i++)
+            mpi_errno = emit_word(win, target, e->words[i]);
+        MPL_free(e);
+        MPIR_ERR_CHECK(mpi_errno);
+    }
+  fn_fail:
+    return mpi_errno;
+}
+
+/* Queue a notification behind earlier ones to the same target, or send it now
+ * if there are none and its access is complete (req == NULL). */
+static int notify_after(MPIR_Win * win, int target, const uint64_t * words, int nwords,
+                        MPIR_Request * req)
+{
+    int mpi_errno = MPI_SUCCESS;
+    MPIDI_OFI_notify_win_t *nw = MPIDI_OFI_WIN(win).notify;
+
+    count_issued(win, nwords);
+    if (!req && !nw->qhead[target]) {
+        for (int i = 0; i < nwords && mpi_errno == MPI_SUCCESS; i++)
+            mpi_errno = emit_word(win, target, words[i]);
+        return mpi_errno;
+    }
+
+    pending_t *e = MPL_malloc(sizeof(*e), MPL_MEM_RMA);
+    MPIR_ERR_CHKANDJUMP1(!e, mpi_errno, MPI_ERR_NO_MEM, "**nomem", "**nomem %s",
+                         "notification queue entry");
+    e->next = NULL;
+    e->win = win;
+    e->target = target;
+    e->req = req;
+    e->nwords = nwords;
+    memcpy(e->words, words, nwords * sizeof(uint64_t));
+    if (nw->qtail[target])
+        nw->qtail[target]->next = e;
+    else
+        nw->qhead[target] = e;
+    nw->qtail[target] = e;
+    if (req) {
+        e->gprev = NULL;
+        e->gnext = waiting_head;
+        if (waiting_head)
+            waiting_head->gprev = e;
+        waiting_head = e;
+        MPIDI_OFI_notify_waiting++;
+    }
+  fn_fail:
+    return mpi_errno;
+}
+
+int MPIDI_OFI_notify_progress(void)
+{
+    int mpi_errno = MPI_SUCCESS;
+    pending_t *e, *next;
+
+    if (in_progress)
+        return MPI_SUCCESS;
+    in_progress = true;
+    for (e = waiting_head; e; e = next) {
+        next = e->gnext;
+        if (!MPIR_Request_is_complete(e->req))
+            continue;
+        MPIR_Request_free(e->req);
+        e->req = NULL;
+        if (e->gprev)
+            e->gprev->gnext = e->gnext;
+        else
+            waiting_head = e->gnext;
+        if (e->gnext)
+            e->gnext->gprev = e->gprev;
+        MPIDI_OFI_notify_waiting--;
+        /* drain frees only ready entries, never one still on this list */
+        mpi_errno = drain(e->win, e->target);
+        if (mpi_errno)
+            break;
+    }
+    in_progress = false;
+    return mpi_errno;
+}
+
+/* The contiguous pieces of (buf, count, datatype), a few at a time.  By byte
+ * offset: MPIR_Typerep_to_iov_offset (and so MPIDI_OFI_nopack_putget) loops
+ * for ever in 4.0.2 once a datatype has more pieces than one batch. */
+#define WALK_BATCH 64
+typedef struct {
+    const void *buf;
+    MPI_Aint count, off, total;
+    MPI_Datatype dt;
+    struct iovec iov[WALK_BATCH];
+    int n, i;
+} iov_walk_t;
+
+static struct iovec *walk_next(iov_walk_t * w)
+{
+    while (w->i == w->n || w->iov[w->i].iov_len == 0) {
+        if (w->i < w->n) {
+            w->i++;
+            continue;
+        }
+        MPI_Aint n, bytes;
+        MPIR_Typerep_to_iov(w->buf, w->count, w->dt, w->off, w->iov, WALK_BATCH,
+                            w->total - w->off, &n, &bytes);
+        MPIR_Assert(n > 0 && bytes > 0);
+        w->off += bytes;
+        w->n = (int) n;
+        w->i = 0;
+    }
+    return &w->iov[w->i];
+}
+
+/* A non-contiguous put as plain writes, one per pair of pieces. */
+static int put_pieces(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+                      int target_count, MPI_Datatype target_datatype, MPI_Aint bytes,
+                      MPIDI_OFI_target_mr_t mr, MPIR_Win * win, fi_addr_t dest)
+{
+    int mpi_errno = MPI_SUCCESS;
+    int vni = MPIDI_OFI_WIN(win).vni;
+    iov_walk_t o = {.buf = origin_addr,.count = origin_count,.dt = origin_datatype,
+        .total = bytes
+    };
+    iov_walk_t t = {.buf = (const void *) (uintptr_t) mr.addr,.count = target_count,
+        .dt = target_datatype,.total = bytes
+    };
+
+    for (MPI_Aint done = 0; done < bytes;) {
+        struct iovec *a = walk_next(&o), *b = walk_next(&t);
+        size_t len = MPL_MIN(a->iov_len, b->iov_len);
+        uint64_t raddr = (uintptr_t) b->iov_base;
+
+        MPIDI_OFI_win_cntr_incr(win);
+        if (len <= MPIDI_OFI_global.max_buffered_write) {
+            MPIDI_OFI_CALL_RETRY(fi_inject_write(MPIDI_OFI_WIN(win).ep, a->iov_base, len, dest,
+                                                 raddr, mr.mr_key), vni, rdma_inject_write,
+                                 FALSE);
+        } else {
+            struct fi_msg_rma msg;
+            struct iovec iov = {.iov_base = a->iov_base,.iov_len = len };
+            struct fi_rma_iov riov = {.addr = raddr,.len = len,.key = mr.mr_key };
+            msg.desc = NULL;
+            msg.addr = dest;
+            msg.context = NULL;
+            msg.data = 0;
+            msg.msg_iov = &iov;
+            msg.iov_count = 1;
+            msg.rma_iov = &riov;
+            msg.rma_iov_count = 1;
+            MPIDI_OFI_CALL_RETRY(fi_writemsg(MPIDI_OFI_WIN(win).ep, &msg, FI_DELIVERY_COMPLETE),
+                                 vni, rdma_write, FALSE);
+        }
+        a->iov_base = (char *) a->iov_base + len;
+        a->iov_len -= len;
+        b->iov_base = (char *) b->iov_base + len;
+        b->iov_len -= len;
+        done += len;
+    }
+  fn_fail:
+    return mpi_errno;
+}
+
+/* This window's state if the access to target goes this way, else NULL.  With
+ * the path forced on a window that cannot use it (nw->gap), an access that
+ * would otherwise cross the netmod generically is an error. */
+static int native_state(MPIR_Win * win, int target, MPIDI_OFI_notify_win_t ** out)
+{
+    int mpi_errno = MPI_SUCCESS;
+    MPIDI_OFI_notify_win_t *nw = MPIDI_OFI_WIN(win).notify;
+
+    *out = NULL;
+    if (!nw || target < 0 || target >= win->comm_ptr->local_size)
+        return MPI_SUCCESS;
+    if (nw->gap) {
+        bool remote = (target != win->comm_ptr->rank);
+#ifndef MPIDI_CH4_DIRECT_NETMOD
+        remote = remote && !MPIDI_rank_is_local(target, win->comm_ptr);
+#endif
+        if (remote)
+            MPIR_ERR_SET1(mpi_errno, MPI_ERR_OTHER, "**notifyofinative", "**notifyofinative %s",
+                          nw->gap);
+        return mpi_errno;
+    }
+    if (nw->native[target])
+        *out = nw;
+    return MPI_SUCCESS;
+}
+
+int MPIDI_OFI_notify_put(const void *origin_addr, int origin_count,
+                         MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp,
+                         int target_count, MPI_Datatype target_datatype, MPIR_Win * win,
+                         int tag, bool * done)
+{
+    int mpi_errno = MPI_SUCCESS;
+    MPIDI_OFI_notify_win_t *nw;
+    int origin_contig, target_contig;
+    MPI_Aint origin_bytes, target_bytes, target_extent, origin_true_lb, target_true_lb;
+    uint64_t words[3];
+    MPIR_Request *req = NULL;
+
+    mpi_errno = native_state(win, target_rank, &nw);
+    *done = (nw != NULL || mpi_errno);
+    if (!nw)
+        goto fn_exit;
+
+    MPIDIG_RMA_OP_CHECK_SYNC(target_rank, win);
+    MPIDI_Datatype_check_contig_size_lb(origin_datatype, origin_count, origin_contig,
+                                        origin_bytes, origin_true_lb);
+    MPIDI_Datatype_check_contig_size_extent_lb(target_datatype, target_count, target_contig,
+                                               target_bytes, target_extent, target_true_lb);
+    int nwords = encode(nw->slot, win->comm_ptr->rank, tag, target_bytes, words);
+
+    MPIDI_OFI_target_mr_t mr;
+    MPIDI_OFI_prepare_target_mr(target_rank, target_disp, target_extent, target_true_lb,
+                                win, MPIDI_WIN(win, winattr), &mr);
+    int vni = MPIDI_OFI_WIN(win).vni;
+    fi_addr_t dest = dest_of(win, target_rank);
+    const void *buf = MPIR_get_contig_ptr(origin_addr, origin_true_lb);
+    bool contig = origin_contig && target_contig;
+    /* the notification rides on the data write unless it must wait */
+    bool carry = contig && !nw->qhead[target_rank];
+    uint64_t data_flag = carry ? FI_REMOTE_CQ_DATA : 0;
+
+    if (carry) {
+        count_issued(win, nwords - 1);
+        for (int i = 0; i < nwords - 1; i++) {
+            mpi_errno = emit_word(win, target_rank, words[i]);
+            MPIR_ERR_CHECK(mpi_errno);
+        }
+    }
+    if (contig && (target_bytes > 0 || carry)) {
+        MPIDI_OFI_win_cntr_incr(win);
+        if (target_bytes <= MPIDI_OFI_global.max_buffered_write) {
+            if (carry)
+                MPIDI_OFI_CALL_RETRY(fi_inject_writedata(MPIDI_OFI_WIN(win).ep, buf,
+                                                         target_bytes, words[nwords - 1], dest,
+                                                         mr.addr + target_true_lb, mr.mr_key),
+                                     vni, rdma_inject_write, FALSE);
+            else
+                MPIDI_OFI_CALL_RETRY(fi_inject_write(MPIDI_OFI_WIN(win).ep, buf, target_bytes,
+                                                     dest, mr.addr + target_true_lb, mr.mr_key),
+                                     vni, rdma_inject_write, FALSE);
+        } else {
+            struct fi_msg_rma msg;
+            struct iovec iov = {.iov_base = (void *) buf,.iov_len = target_bytes };
+            struct fi_rma_iov riov = {.addr = mr.addr + target_true_lb,.len = target_bytes,
+                .key = mr.mr_key
+            };
+            msg.desc = NULL;
+            msg.addr = dest;
+            msg.context = NULL;
+            msg.data = carry ? words[nwords - 1] : 0;
+            msg.msg_iov = &iov;
+            msg.iov_count = 1;
+            msg.rma_iov = &riov;
+            msg.rma_iov_count = 1;
+            MPIDI_OFI_CALL_RETRY(fi_writemsg(MPIDI_OFI_WIN(win).ep, &msg,
+                                             FI_DELIVERY_COMPLETE | data_flag), vni, rdma_write,
+                                 FALSE);
+        }
+    } else if (!contig && target_bytes > 0) {
+        MPI_Aint origin_density, target_density;
+        MPIR_Datatype_get_density(origin_datatype, origin_density);
+        MPIR_Datatype_get_density(target_datatype, target_density);
+        if (origin_density >= MPIR_CVAR_CH4_IOV_DENSITY_MIN &&
+            target_density >= MPIR_CVAR_CH4_IOV_DENSITY_MIN) {
+            /* large pieces: a plain write each; the notification follows */
+            mpi_errno = put_pieces(origin_addr, origin_count, origin_datatype, target_count,
+                                   target_datatype, target_bytes, mr, win, dest);
+        } else {
+            /* small pieces (a write each would be slow, and the sockets
+             * provider crashes under tens of thousands of them): MPICH's
+             * active-message put, whose request completes when the target
+             * has the data; the notification is sent after that, in order */
+            mpi_errno = MPIDIG_mpi_rput(origin_addr, origin_count, origin_datatype, target_rank,
+                                        target_disp, target_count, target_datatype, win, &req);
+        }
+        MPIR_ERR_CHECK(mpi_errno);
+    }
+    if (!carry)
+        mpi_errno = notify_after(win, target_rank, words, nwords, req);
+
+  fn_exit:
+    return mpi_errno;
+  fn_fail:
+    goto fn_exit;
+}
+
+int MPIDI_OFI_notify_get(void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+                         int target_rank, MPI_Aint target_disp, int target_count,
+                         MPI_Datatype target_datatype, MPIR_Win * win, int tag, bool * done)
+{
+    int mpi_errno = MPI_SUCCESS;
+    MPIDI_OFI_notify_win_t *nw;
+    int origin_contig, target_contig;
+    MPI_Aint origin_true_lb, target_bytes, target_extent, target_true_lb;
+    uint64_t words[3];
+    MPIR_Request *req = NULL;
+
+    mpi_errno = native_state(win, target_rank, &nw);
+    *done = (nw != NULL || mpi_errno);
+    if (!nw)
+        goto fn_exit;
+
+    MPIDIG_RMA_OP_CHECK_SYNC(target_rank, win);
+    MPIDI_Datatype_check_contig_lb(origin_datatype, origin_contig, origin_true_lb);
+    MPIDI_Datatype_check_contig_size_extent_lb(target_datatype, target_count, target_contig,
+                                               target_bytes, target_extent, target_true_lb);
+    (void) origin_true_lb;
+    (void) target_extent;
+    (void) target_true_lb;
+    int nwords = encode(nw->slot, win->comm_ptr->rank, tag, target_bytes, words);
+    MPIDI_av_entry_t *av = MPIDIU_comm_rank_to_av(win->comm_ptr, target_rank);
+
+    if (target_bytes > 0) {
+        /* MPIDI_OFI_do_get reads contiguous data with one fi_readmsg, which
+         * FI_ORDER_WAR keeps ahead of the notification; anything else is
+         * notified once its request says the data is here. */
+        bool ordered = nw->war_ordered && origin_contig && target_contig &&
+            !nw->qhead[target_rank] &&
+            (size_t) target_bytes <= MPIDI_OFI_global.prov_use[0]->ep_attr->max_order_war_size;
+        mpi_errno = MPIDI_OFI_do_get(origin_addr, origin_count, origin_datatype, target_rank,
+                                     target_disp, target_count, target_datatype, win, av,
+                                     MPIDI_WIN(win, winattr), ordered ? NULL : &req);
+        MPIR_ERR_CHECK(mpi_errno);
+    }
+    mpi_errno = notify_after(win, target_rank, words, nwords, req);
+
+  fn_exit:
+    return mpi_errno;
+  fn_fail:
+    goto fn_exit;
+}
+
+/* ------------------------------------------------------------- windows */
+
+/* Why the provider cannot carry notifications, or NULL. */
+static const char *provider_gap(void)
+{
+    struct fi_info *prov = MPIDI_OFI_global.prov_use[0];
+    if (!(prov->caps & FI_RMA))
+        return "the provider has no FI_RMA";
+    if (prov->domain_attr->cq_data_size < sizeof(uint64_t))
+        return "the provider's cq_data_size is below 8 bytes";
+    if (prov->mode & FI_RX_CQ_DATA)
+        return "remote CQ data would consume posted receive buffers (FI_RX_CQ_DATA)";
+    if (!(prov->tx_attr->msg_order & FI_ORDER_WAW))
+        return "the provider does not order RMA writes (no FI_ORDER_WAW)";
+    return NULL;
+}
+
+/* Why this window cannot use the path, decided identically at every member. */
+static const char *window_gap(MPIR_Win * win)
+{
+    int ctx_idx = MPIDI_OFI_get_ctx_index(NULL, MPIDI_OFI_WIN(win).vni, 0);
+    if (MPIR_CVAR_NOTIFY_FORCE_GENERIC || MPIR_CVAR_NOTIFY_OFI_PATH ==
+        MPIR_CVAR_NOTIFY_OFI_PATH_generic)
+        return "generic path forced";
+    if (!MPIDI_OFI_ENABLE_RMA)
+        return "RMA is disabled in the OFI netmod";
+    if (win->create_flavor == MPI_WIN_FLAVOR_DYNAMIC)
+        return "dynamic window (memory registered per attach)";
+    if (!(MPIDI_WIN(win, winattr) & MPIDI_WINATTR_NM_REACHABLE))
+        return "window memory is not registered with the provider";
+    if (MPIDI_OFI_WIN(win).ep != MPIDI_OFI_global.ctx[ctx_idx].tx)
+        return "the window has its own endpoint, opened without write ordering";
+    if (win->comm_ptr->local_size > (1 << RANK_BITS))
+        return "more than 2^20 processes";
+    return NULL;
+}
+
+/* What each member contributes at window creation. */
+typedef struct {
+    uint64_t free_slots[NSLOTS / 64];
+    int has_memory;
+    int provider_ok;
+} member_info_t;
+
+int MPIDI_OFI_notify_win_init(MPIR_Win * win)
+{
+    int mpi_errno = MPI_SUCCESS;
+    MPIR_Errflag_t errflag = MPIR_ERR_NONE;
+    MPIR_Comm *comm = win->comm_ptr;
+    int n = comm->local_size;
+    const char *gap = window_gap(win);
+    member_info_t mine, *all = NULL;
+    int slot = -1, nnative = 0;
+
+    MPIDI_OFI_WIN(win).notify = NULL;
+    if (gap)
+        goto report;
+
+    memset(&mine, 0, sizeof(mine));
+    for (int s = 0; s < NSLOTS; s++)
+        if (!slots[s])
+            mine.free_slots[s / 64] |= 1ULL << (s % 64);
+    mine.has_memory = (MPIDI_OFI_WIN(win).mr != NULL);
+    mine.provider_ok = (provider_gap() == NULL);
+    all = MPL_malloc(n * sizeof(*all), MPL_MEM_RMA);
+    MPIR_ERR_CHKANDJUMP1(!all, mpi_errno, MPI_ERR_NO_MEM, "**nomem", "**nomem %s",
+                         "notify window info");
+    mpi_errno = MPIR_Allgather(&mine, sizeof(mine), MPI_BYTE, all, sizeof(mine), MPI_BYTE,
+                               comm, &errflag);
+    MPIR_ERR_CHECK(mpi_errno);
+
+    uint64_t common[NSLOTS / 64];
+    memcpy(common, mine.free_slots, sizeof(common));
+    for (int r = 0; r < n; r++) {
+        if (!all[r].provider_ok)
+            gap = provider_gap() ? provider_gap() : "another member's provider lacks a capability";
+        for (int i = 0; i < NSLOTS / 64; i++)
+            common[i] &= all[r].free_slots[i];
+    }
+    for (int s = 0; s < NSLOTS && slot < 0; s++)
+        if (common[s / 64] & (1ULL << (s % 64)))
+            slot = s;
+    if (!gap && slot < 0)
+        gap = "all 256 window slots are in use";
+    if (gap)
+        goto report;
+
+    MPIDI_OFI_notify_win_t *nw = MPL_calloc(1, sizeof(*nw), MPL_MEM_RMA);
+    MPIR_ERR_CHKANDJUMP1(!nw, mpi_errno, MPI_ERR_NO_MEM, "**nomem", "**nomem %s",
+                         "notify window");
+    nw->native = MPL_calloc(n, 1, MPL_MEM_RMA);
+    nw->len_in = MPL_calloc(n, sizeof(uint64_t), MPL_MEM_RMA);
+    nw->qhead = MPL_calloc(n, sizeof(pending_t *), MPL_MEM_RMA);
+    nw->qtail = MPL_calloc(n, sizeof(pending_t *), MPL_MEM_RMA);
+    MPIDI_OFI_WIN(win).notify = nw;
+    MPIR_ERR_CHKANDJUMP1(!nw->native || !nw->len_in || !nw->qhead || !nw->qtail, mpi_errno,
+                         MPI_ERR_NO_MEM, "**nomem", "**nomem %s", "notify window");
+    nw->slot = slot;
+    nw->war_ordered = (MPIDI_OFI_global.prov_use[0]->tx_attr->msg_order & FI_ORDER_WAR) != 0;
+    for (int r = 0; r < n; r++) {
+        /* self and node-local targets keep their own paths; a target without
+         * registered memory can only receive zero-byte accesses: generic */
+        bool local = (r == comm->rank);
+#ifndef MPIDI_CH4_DIRECT_NETMOD
+        local = local || MPIDI_rank_is_local(r, comm);
+#endif
+        nw->native[r] = all[r].has_memory && !local;
+        nnative += nw->native[r];
+    }
+    slots[slot] = win;
+
+  report:
+    if (MPIR_CVAR_NOTIFY_VERBOSE && comm->rank == 0) {
+        if (gap)
+            fprintf(stderr, "notify: window %x: libfabric path off (%s): generic path for "
+                    "remote targets\n", win->handle, gap);
+        else
+            fprintf(stderr, "notify: window %x: libfabric remote CQ data via %s for %d of %d "
+                    "targets, slot %d, inject up to %zu bytes, get notified %s\n", win->handle,
+                    MPIDI_OFI_global.prov_use[0]->fabric_attr->prov_name, nnative, n, slot,
+                    (size_t) MPIDI_OFI_global.max_buffered_write,
+                    MPIDI_OFI_WIN(win).notify->war_ordered ?
+                    "right after the read (FI_ORDER_WAR)" : "when the read completes");
+    }
+    /* Forced on a window that cannot use it: the window is still created
+     * (MPICH does not unwind a failed window hook), but notified accesses
+     * that would cross the netmod fail with the reason. */
+    if (gap && MPIR_CVAR_NOTIFY_OFI_PATH == MPIR_CVAR_NOTIFY_OFI_PATH_native &&
+        !MPIR_CVAR_NOTIFY_FORCE_GENERIC) {
+        MPIDI_OFI_notify_win_t *off = MPL_calloc(1, sizeof(*off), MPL_MEM_RMA);
+        MPIR_ERR_CHKANDJUMP1(!off, mpi_errno, MPI_ERR_NO_MEM, "**nomem", "**nomem %s",
+                             "notify window");
+        off->slot = -1;
+        off->gap = gap;
+        MPIDI_OFI_WIN(win).notify = off;
+    }
+
+  fn_exit:
+    MPL_free(all);
+    return mpi_errno;
+  fn_fail:
+    if (MPIDI_OFI_WIN(win).notify)
+        MPIDI_OFI_notify_win_free(win);
+    goto fn_exit;
+}
+
+int MPIDI_OFI_notify_win_free(MPIR_Win * win)
+{
+    int mpi_errno = MPI_SUCCESS;
+    MPIDI_OFI_notify_win_t *nw = MPIDI_OFI_WIN(win).notify;
+    if (!nw)
+        return MPI_SUCCESS;
+
+    /* Synchronisation completed every get, but their notifications may still
+     * be queued if no progress ran since: send them before the slot goes. */
+    for (int r = 0; nw->qhead && r < win->comm_ptr->local_size; r++)
+        while (nw->qhead[r] && mpi_errno == MPI_SUCCESS)
+            mpi_errno = MPID_Progress_test(NULL);
+    if (nw->slot >= 0 && slots[nw->slot] == win)
+        slots[nw->slot] = NULL;
+    MPL_free(nw->native);
+    MPL_free(nw->len_in);
+    MPL_free(nw->qhead);
+    MPL_free(nw->qtail);
+    MPL_free(nw);
+    MPIDI_OFI_WIN(win).notify = NULL;
+    return mpi_errno;
+}

@@ -1,0 +1,46 @@
+/*
+ * Notified Access over libfabric (ch4:ofi): a notified put is one RMA write
+ * that carries 64 bits of remote CQ data; the target finds it in its
+ * completion queue (no op_context) and hands it to the matching code.
+ * Implementation and wire format: ofi_notify.c.
+ */
+#ifndef OFI_NOTIFY_H_INCLUDED
+#define OFI_NOTIFY_H_INCLUDED
+
+#include <stdbool.h>
+#include <rdma/fabric.h>
+
+struct MPIR_Win;
+
+/* Notified accesses whose data is still in flight (gets; puts of small-piece
+ * datatypes), over all windows: MPIDI_NM_progress calls
+ * MPIDI_OFI_notify_progress only while this is non-zero. */
+extern int MPIDI_OFI_notify_waiting;
+
+/* window life cycle, from the OFI window hooks (collective) */
+int MPIDI_OFI_notify_win_init(struct MPIR_Win *win);
+int MPIDI_OFI_notify_win_free(struct MPIR_Win *win);
+
+/* origin: *done is false when this window/target uses another path */
+int MPIDI_OFI_notify_put(const void *origin_addr, int origin_count,
+                         MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp,
+                         int target_count, MPI_Datatype target_datatype, struct MPIR_Win *win,
+                         int tag, bool * done);
+int MPIDI_OFI_notify_get(void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+                         int target_rank, MPI_Aint target_disp, int target_count,
+                         MPI_Datatype target_datatype, struct MPIR_Win *win, int tag, bool * done);
+
+/* target: a completion with remote CQ data for a remote write */
+int MPIDI_OFI_notify_cq_data(uint64_t data);
+/* origin: send the notifications of accesses whose data has completed */
+int MPIDI_OFI_notify_progress(void);
+
+/* MPICH's own tagged receives also carry remote CQ data, and they have an
+ * op_context; only a remote *write* with CQ data is a notification. */
+static inline bool MPIDI_OFI_is_notify_cqe(uint64_t flags)
+{
+    return (flags & (FI_REMOTE_CQ_DATA | FI_REMOTE_WRITE)) ==
+        (FI_REMOTE_CQ_DATA | FI_REMOTE_WRITE);
+}
+
+#endif /* OFI_NOTIFY_H_INCLUDED */
