@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # make bench: build the benchmarks with the installed mpicc and run each on
 # shared memory, on shared memory with the generic path forced, and on the
-# forced netmod (tcp;ofi_rxm), 2 ranks; then the ping-pong across two network
-# namespaces ("netns": one rank per namespace, tcp;ofi_rxm over a veth pair,
+# forced netmod (tcp;ofi_rxm; tcp-am: the same with the libfabric fast path
+# off), 2 ranks; then the ping-pong across two network namespaces ("netns",
+# "netns-am": one rank per namespace, tcp;ofi_rxm over a veth pair,
 # test/netns/), skipped with a message if namespaces cannot be made here.
 # Writes text, CSV and PNG plots into one results directory and prints a
 # one-screen summary.
 #
 #   bench/run-bench.sh [--quick]        --quick: ping-pong + small Cholesky, shm only
-#   BENCH_TRANSPORTS="shm generic tcp netns"   (the default; --quick: shm)
+#   BENCH_TRANSPORTS="shm generic tcp tcp-am netns netns-am"   (the default; --quick: shm)
 #   BENCH_ITERS=N (1000)  BENCH_MAX=BYTES (1048576)  BENCH_NP=N (2)
 #   CHOL_TILES=N (32)  CHOL_TILE=N (64)  BENCH_OUT=DIR (_bench/<date>)
 set -euo pipefail
@@ -38,23 +39,25 @@ run() {
     local np=2
     [ "$name" = stencil ] || [ "$name" = tree ] || [ "$name" = cholesky ] && np=$NP
     local mpiexec=$PREFIX/bin/mpiexec
-    [ "$tr" = netns ] && mpiexec=$TOP/test/netns/run.sh   # rank i in namespace i
+    [[ $tr == netns* ]] && mpiexec=$TOP/test/netns/run.sh   # rank i in namespace i
     env "${envs[@]}" PREFIX="$PREFIX" "$mpiexec" -n "$np" "$OUT/bin/$name" "$@" \
         -csv "$OUT/$name-$tr.csv" | tee "$OUT/$name-$tr.txt"
 }
 
-transports=(shm generic tcp netns)
+transports=(shm generic tcp tcp-am netns netns-am)
 [ $QUICK = 1 ] && transports=(shm)
 [ -n "${BENCH_TRANSPORTS:-}" ] && read -r -a transports <<<"$BENCH_TRANSPORTS"
 # netns needs root and iproute2: bring the hosts up now, or drop the transport
-if [[ " ${transports[*]} " == *" netns "* ]]; then
+if [[ " ${transports[*]} " == *" netns"* ]]; then
     rc=0
     "$TOP/test/netns/hosts.sh" up >/dev/null 2>"$OUT/netns-hosts.log" || rc=$?
     if [ $rc -eq 0 ]; then
         trap '"$TOP/test/netns/hosts.sh" down >/dev/null 2>&1' EXIT
     else
-        echo "run-bench: skipping transport netns: $(tail -n 1 "$OUT/netns-hosts.log")"
-        read -r -a transports <<<"${transports[*]/netns/}"
+        echo "run-bench: skipping transports netns*: $(tail -n 1 "$OUT/netns-hosts.log")"
+        kept=()
+        for tr in "${transports[@]}"; do [[ $tr == netns* ]] || kept+=("$tr"); done
+        transports=("${kept[@]}")
     fi
 fi
 start=$(date +%s)
@@ -63,7 +66,10 @@ for tr in "${transports[@]}"; do
         shm) env=("FI_PROVIDER=tcp;ofi_rxm") ;;
         generic) env=("FI_PROVIDER=tcp;ofi_rxm" MPIR_CVAR_NOTIFY_FORCE_GENERIC=1) ;;
         tcp) env=("FI_PROVIDER=tcp;ofi_rxm" MPIR_CVAR_NOLOCAL=1) ;;
+        # the same with the libfabric fast path off: the generic AM path
+        tcp-am) env=("FI_PROVIDER=tcp;ofi_rxm" MPIR_CVAR_NOLOCAL=1 MPIR_CVAR_NOTIFY_OFI_PATH=generic) ;;
         netns) env=("FI_PROVIDER=tcp;ofi_rxm") ;;   # remote by placement, no NOLOCAL
+        netns-am) env=("FI_PROVIDER=tcp;ofi_rxm" MPIR_CVAR_NOTIFY_OFI_PATH=generic) ;;
         *) echo "run-bench: unknown transport $tr" >&2; exit 2 ;;
     esac
     if [ $QUICK = 1 ]; then
@@ -72,7 +78,11 @@ for tr in "${transports[@]}"; do
         continue
     fi
     run pingpong "$tr" "${env[@]}" -- -n "$ITERS" -max "$MAX"
-    [ "$tr" = netns ] && continue   # two hosts: the ping-pong only
+    [[ $tr == netns* ]] && continue   # two hosts: the ping-pong only
+    if [ "$tr" = tcp-am ]; then       # for comparison: ping-pong and matching cost
+        run msgrate "$tr" "${env[@]}" -- -posted 1,100,10000
+        continue
+    fi
     run msgrate "$tr" "${env[@]}" -- -posted 1,100,10000
     run overlap "$tr" "${env[@]}" -- -n 200
     run stencil "$tr" "${env[@]}" --
