@@ -125,12 +125,13 @@ run_notify_suite() {
         read -r name np rest <<<"$line"
         [[ $name =~ $TESTS ]] || continue
         [ "${built[$name]}" = ok ] || continue
-        t=60 cfgs="" args="" extra_env="" expect=""
+        t=60 cfgs="" args="" extra_env="" expect="" line_expect=""
         while [ -n "$rest" ]; do
             case "$rest" in
                 timeout=*) t=${rest#timeout=}; t=${t%% *} ;;
                 configs=*) cfgs=${rest#configs=}; cfgs=${cfgs%% *} ;;
                 env=*) v=${rest#env=}; extra_env="$extra_env ${v%% *}" ;;
+                expect=*) line_expect=${rest#expect=}; line_expect=${line_expect%% *} ;;
                 libs=*) ;;
                 args=*) args=${rest#args=}; rest=""; continue ;;
             esac
@@ -144,7 +145,7 @@ run_notify_suite() {
             if [ -n "$cfgs" ] && [[ ",$cfgs," != *",$cfg,"* ]]; then continue; fi
             if ! envs=$(config_env "$cfg"); then fail "$id" "unknown configuration $cfg"; continue; fi
             envs="$envs$extra_env"
-            expect=$(config_expect "$cfg")
+            expect=${line_expect:-$(config_expect "$cfg")}
             [ -n "$expect" ] && envs="$envs MPIR_CVAR_NOTIFY_VERBOSE=1"
             log=$OUT/logs/${name//\//_}.n$np.$cfg.$run_no.log
             start=$(date +%s)
