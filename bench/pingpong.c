@@ -2,7 +2,12 @@
  * message and tell the receiver (spec section 6).  2 ranks; every mode runs in
  * the same process, sizes interleaved mode by mode, so ratios come from one run.
  *
- *   pingpong [-n ITERS] [-w WARMUP] [-min BYTES] [-max BYTES] [-modes a,b,...] [-csv FILE]
+ *   pingpong [-n ITERS] [-w WARMUP] [-rounds R] [-min BYTES] [-max BYTES]
+ *            [-modes a,b,...] [-csv FILE]
+ *
+ * The iterations of each size are split into R rounds (default 10) and every
+ * round runs all modes in turn, so a machine that speeds up or slows down
+ * during the run shifts every mode alike instead of only the later ones.
  *
  * Modes:
  *   sendrecv    MPI_Send / MPI_Recv
@@ -40,7 +45,7 @@ static int cmp_double(const void *a, const void *b)
 }
 
 /* one round trip; rank 0 pings, rank 1 pongs.  iter makes payloads unique. */
-static void round_trip(int mode, int size, int iter)
+static void round_trip(int mode, int size, unsigned iter)
 {
     int me_first = (rank == 0);
     char mark = (char) (iter % 120 + 1);
@@ -135,7 +140,7 @@ static void end(int mode)
 
 int main(int argc, char **argv)
 {
-    int iters = 1000, warmup = 100, min = 8, max = 1 << 20;
+    int iters = 1000, warmup = 100, rounds = 10, min = 8, max = 1 << 20;
     int use[NMODES];
     const char *csv = NULL, *modes = NULL;
     for (int i = 1; i < argc; i++) {
@@ -143,6 +148,8 @@ int main(int argc, char **argv)
             iters = atoi(argv[++i]);
         else if (!strcmp(argv[i], "-w") && i + 1 < argc)
             warmup = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "-rounds") && i + 1 < argc)
+            rounds = atoi(argv[++i]);
         else if (!strcmp(argv[i], "-min") && i + 1 < argc)
             min = atoi(argv[++i]);
         else if (!strcmp(argv[i], "-max") && i + 1 < argc)
@@ -154,6 +161,10 @@ int main(int argc, char **argv)
     }
     for (int m = 0; m < NMODES; m++)
         use[m] = !modes || strstr(modes, mode_names[m]) != NULL;
+    if (iters < 1 || rounds < 1 || rounds > iters || warmup < 0 || min < 1 || max < min) {
+        fprintf(stderr, "pingpong: need 1 <= rounds <= iters, warmup >= 0, 1 <= min <= max\n");
+        return 1;
+    }
 
     MPI_Init(&argc, &argv);
     int nranks;
@@ -173,11 +184,13 @@ int main(int argc, char **argv)
     MPI_Comm_group(MPI_COMM_WORLD, &world);
     MPI_Group_incl(world, 1, &peer, &peer_group);
     MPI_Notify_init(win, peer, 1, 1, &nreq);
-    double *t = malloc(iters * sizeof(double));
+    double *t[NMODES];
+    for (int m = 0; m < NMODES; m++)
+        t[m] = malloc(iters * sizeof(double));
     FILE *out = NULL;
     if (rank == 0) {
-        printf("# pingpong: median half round trip over %d iterations (%d warm-up)\n", iters,
-               warmup);
+        printf("# pingpong: median half round trip over %d iterations (%d warm-up), "
+               "modes interleaved in %d rounds\n", iters, warmup, rounds);
         printf("%-15s %9s %10s %10s %10s %9s\n", "mode", "bytes", "median_us", "p10_us",
                "p90_us", "vs_notify");
         if (csv && (out = fopen(csv, "w")))
@@ -186,23 +199,33 @@ int main(int argc, char **argv)
 
     for (int size = min; size <= max; size *= 2) {
         double med[NMODES], p10[NMODES], p90[NMODES];
+        unsigned trip = 0;      /* same sequence on both ranks: consecutive marks differ */
+        for (int r = 0; r < rounds; r++) {
+            int first = (int) ((long) iters * r / rounds), last = (int) ((long) iters * (r + 1) / rounds);
+            /* full warm-up once; a few trips after each mode switch */
+            int warm = r == 0 ? warmup : (warmup < 4 ? warmup : 4);
+            for (int mode = 0; mode < NMODES; mode++) {
+                if (!use[mode])
+                    continue;
+                begin(mode, size);
+                MPI_Barrier(MPI_COMM_WORLD);
+                for (int i = 0; i < warm; i++)
+                    round_trip(mode, size, trip++);
+                for (int i = first; i < last; i++) {
+                    double t0 = MPI_Wtime();
+                    round_trip(mode, size, trip++);
+                    t[mode][i] = (MPI_Wtime() - t0) / 2 * 1e6;
+                }
+                end(mode);
+            }
+        }
         for (int mode = 0; mode < NMODES; mode++) {
             if (!use[mode])
                 continue;
-            begin(mode, size);
-            MPI_Barrier(MPI_COMM_WORLD);
-            for (int i = 0; i < warmup; i++)
-                round_trip(mode, size, i);
-            for (int i = 0; i < iters; i++) {
-                double t0 = MPI_Wtime();
-                round_trip(mode, size, warmup + i);
-                t[i] = (MPI_Wtime() - t0) / 2 * 1e6;
-            }
-            end(mode);
-            qsort(t, iters, sizeof(double), cmp_double);
-            med[mode] = t[iters / 2];
-            p10[mode] = t[iters / 10];
-            p90[mode] = t[iters * 9 / 10];
+            qsort(t[mode], iters, sizeof(double), cmp_double);
+            med[mode] = t[mode][iters / 2];
+            p10[mode] = t[mode][iters / 10];
+            p90[mode] = t[mode][iters * 9 / 10];
         }
         if (rank != 0)
             continue;
@@ -225,7 +248,8 @@ int main(int argc, char **argv)
     MPI_Group_free(&world);
     MPI_Win_free(&win);
     free(lbuf);
-    free(t);
+    for (int m = 0; m < NMODES; m++)
+        free(t[m]);
     MPI_Finalize();
     return 0;
 }
