@@ -11,7 +11,11 @@
  * DSYRK, DGEMM from the system LAPACK/BLAS.  Every run is verified at rank 0:
  * ||A - L L^T||_F / ||A||_F < 1e-10, or the program fails.
  *
- *   cholesky [-nt TILES] [-b TILE_SIZE] [-modes na,mp,os] [-csv FILE]
+ *   cholesky [-nt TILES] [-b TILE_SIZE] [-reps R] [-modes na,mp,os] [-csv FILE]
+ *
+ * Rep r runs every mode once before rep r + 1 starts, and each mode reports
+ * its median over the R reps (default 3) and its worst residual: interleaved,
+ * a machine that slows down mid-run slows every mode alike, not just one.
  */
 #include <mpi.h>
 #include <math.h>
@@ -227,9 +231,47 @@ static double residual(void)
     return sqrt(num / den);
 }
 
+/* one factorisation in the current mode from a fresh A; returns the slowest
+ * rank's time, and at rank 0 the residual in *res */
+static double run_once(double *res)
+{
+    /* every rank starts from A in its own columns; the rest arrives */
+    memset(have, 0, ntiles);
+    for (int i = 0; i < nt; i++)
+        for (int j = 0; j <= i; j++)
+            if (owner_of_column(j) == rank)
+                fill_tile(i, j);
+    for (int k = 0; k <= ntiles; k++)
+        ring[k] = k ? -1 : 0;
+    ring_head = 0;
+    nsends = 0;
+    MPI_Win_lock_all(0, win);
+    MPI_Win_lock_all(0, ringwin);
+    MPI_Barrier(MPI_COMM_WORLD);
+    double t0 = MPI_Wtime();
+    factorize();
+    for (int k = 0; k < nsends; k++)    /* mp: our sends */
+        MPI_Wait(&sends[k], MPI_STATUS_IGNORE);
+    MPI_Win_flush_all(win);
+    double t = MPI_Wtime() - t0, tmax;
+    MPI_Win_unlock_all(ringwin);
+    MPI_Win_unlock_all(win);
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Allreduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    *res = rank == 0 ? residual() : 0;
+    MPI_Barrier(MPI_COMM_WORLD);
+    return tmax;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *) a, y = *(const double *) b;
+    return (x > y) - (x < y);
+}
+
 int main(int argc, char **argv)
 {
-    int use[NMODES] = { 1, 1, 1 };
+    int use[NMODES] = { 1, 1, 1 }, reps = 3;
     const char *csv = NULL;
     nt = 32;
     b = 64;
@@ -239,6 +281,8 @@ int main(int argc, char **argv)
             nt = atoi(argv[++a]);
         else if (!strcmp(argv[a], "-b") && a + 1 < argc)
             b = atoi(argv[++a]);
+        else if (!strcmp(argv[a], "-reps") && a + 1 < argc)
+            reps = atoi(argv[++a]);
         else if (!strcmp(argv[a], "-csv") && a + 1 < argc)
             csv = argv[++a];
         else if (!strcmp(argv[a], "-modes") && a + 1 < argc) {
@@ -249,6 +293,23 @@ int main(int argc, char **argv)
     }
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &np);
+    /* tile indices, below nt (nt + 1) / 2, are message and notification tags;
+     * b * b is an int count */
+    int *tag_ub, flag, max_tag = MPI_NOTIFY_TAG_UB, max_nt = 1;
+    MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &tag_ub, &flag);
+    if (flag && *tag_ub < max_tag)
+        max_tag = *tag_ub;
+    while ((long) (max_nt + 1) * (max_nt + 2) / 2 - 1 <= max_tag)
+        max_nt++;
+    /* every rank sees the same arguments, so all of them leave here or none */
+    if (nt < 1 || nt > max_nt || b < 1 || b > 46340 || reps < 1
+        || !(use[NA] || use[MP] || use[OS])) {
+        if (rank == 0)
+            fprintf(stderr, "cholesky: need 1 <= TILES <= %d, 1 <= TILE_SIZE <= 46340, reps >= 1 "
+                    "and -modes naming at least one of na,mp,os\n", max_nt);
+        MPI_Finalize();
+        return 1;
+    }
     ntiles = tile_index(nt, 0);
     MPI_Win_allocate((MPI_Aint) ntiles * b * b * sizeof(double), sizeof(double), MPI_INFO_NULL,
                      MPI_COMM_WORLD, &tiles, &win);
@@ -257,64 +318,60 @@ int main(int argc, char **argv)
     MPI_Notify_init(win, MPI_ANY_SOURCE, MPI_ANY_TAG, 1, &notify_req);
     have = malloc(ntiles);
     sends = malloc(2 * (size_t) ntiles * sizeof(MPI_Request));
-    double n = (double) nt * b, flops = n * n * n / 3.0, t_na = 0;
-    int failed = 0;
+    double n = (double) nt * b, flops = n * n * n / 3.0;
+    double *times = malloc((size_t) NMODES * reps * sizeof(double)), worst[NMODES] = { 0 };
     FILE *out = NULL;
     if (rank == 0) {
-        printf("# cholesky: %d ranks, %d x %d tiles of %d x %d (n = %.0f)\n", np, nt, nt, b, b, n);
+        printf("# cholesky: %d ranks, %d x %d tiles of %d x %d (n = %.0f), median of %d "
+               "interleaved runs\n", np, nt, nt, b, b, n, reps);
         printf("%-4s %10s %10s %8s %12s\n", "mode", "time_s", "Gflop/s", "vs_na", "residual");
+        fflush(stdout);
         if (csv && (out = fopen(csv, "w")))
             fprintf(out, "mode,ranks,tiles,tile_size,time_s,gflops,ratio_to_na,residual\n");
     }
-    for (mode = 0; mode < NMODES; mode++) {
-        if (!use[mode])
-            continue;
-        /* every rank starts from A in its own columns; the rest arrives */
-        memset(have, 0, ntiles);
-        for (int i = 0; i < nt; i++)
-            for (int j = 0; j <= i; j++)
-                if (owner_of_column(j) == rank)
-                    fill_tile(i, j);
-        for (int k = 0; k <= ntiles; k++)
-            ring[k] = k ? -1 : 0;
-        ring_head = 0;
-        nsends = 0;
-        MPI_Win_lock_all(0, win);
-        MPI_Win_lock_all(0, ringwin);
-        MPI_Barrier(MPI_COMM_WORLD);
-        double t0 = MPI_Wtime();
-        factorize();
-        for (int k = 0; k < nsends; k++)        /* mp: our sends */
-            MPI_Wait(&sends[k], MPI_STATUS_IGNORE);
-        MPI_Win_flush_all(win);
-        double t = MPI_Wtime() - t0, tmax;
-        MPI_Win_unlock_all(ringwin);
-        MPI_Win_unlock_all(win);
-        MPI_Barrier(MPI_COMM_WORLD);
-        MPI_Allreduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-        if (mode == NA)
-            t_na = tmax;
-        if (rank == 0) {
-            double res = residual();
-            int ok = res < 1e-10;
-            failed |= !ok;
-            printf("%-4s %10.4f %10.2f %8.2f %12.2e%s\n", mode_names[mode], tmax,
-                   flops / tmax * 1e-9, t_na > 0 ? tmax / t_na : 0, res, ok ? "" : "  WRONG");
-            if (out)
-                fprintf(out, "%s,%d,%d,%d,%.6f,%.3f,%.3f,%.3e\n", mode_names[mode], np, nt, b,
-                        tmax, flops / tmax * 1e-9, t_na > 0 ? tmax / t_na : 0, res);
-            fflush(stdout);
+    for (int r = 0; r < reps; r++) {
+        for (mode = 0; mode < NMODES; mode++) {
+            if (!use[mode])
+                continue;
+            double res;
+            times[mode * reps + r] = run_once(&res);
+            /* keep a NaN: it must fail the run */
+            if (!isnan(worst[mode]) && (isnan(res) || res > worst[mode]))
+                worst[mode] = res;
         }
-        MPI_Barrier(MPI_COMM_WORLD);
     }
-    MPI_Bcast(&failed, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    int failed = 0;
+    if (rank == 0) {
+        double med[NMODES];
+        for (int m = 0; m < NMODES; m++) {
+            if (!use[m])
+                continue;
+            qsort(times + m * reps, reps, sizeof(double), cmp_double);
+            med[m] = times[m * reps + (reps - 1) / 2];
+        }
+        for (int m = 0; m < NMODES; m++) {
+            if (!use[m])
+                continue;
+            int ok = worst[m] < 1e-10;
+            double ratio = use[NA] ? med[m] / med[NA] : 0;
+            failed |= !ok;
+            printf("%-4s %10.4f %10.2f %8.2f %12.2e%s\n", mode_names[m], med[m],
+                   flops / med[m] * 1e-9, ratio, worst[m], ok ? "" : "  WRONG");
+            if (out)
+                fprintf(out, "%s,%d,%d,%d,%.6f,%.3f,%.3f,%.3e\n", mode_names[m], np, nt, b,
+                        med[m], flops / med[m] * 1e-9, ratio, worst[m]);
+        }
+        fflush(stdout);
+    }
     if (out)
         fclose(out);
+    MPI_Bcast(&failed, 1, MPI_INT, 0, MPI_COMM_WORLD);
     MPI_Request_free(&notify_req);
     MPI_Win_free(&ringwin);
     MPI_Win_free(&win);
     free(have);
     free(sends);
+    free(times);
     if (rank == 0)
         printf(failed ? "Found errors: residual too large\n" : "No Errors\n");
     MPI_Finalize();

@@ -11,7 +11,13 @@
  * the same for every variant.  The result is checked against the kernel's
  * analytic corner value, sweeps * (M + N - 2); a wrong value fails the run.
  *
- *   stencil [-m ROWS] [-w WIDTH] [-iters SWEEPS] [-modes na,mp,pscw,fence] [-csv FILE]
+ *   stencil [-m ROWS] [-w WIDTH] [-iters SWEEPS] [-reps R] [-modes na,mp,pscw,fence]
+ *           [-csv FILE]
+ *
+ * Rep r runs every mode once (fresh grid, SWEEPS sweeps, corner checked)
+ * before rep r + 1 starts, and each mode reports its median over the R reps
+ * (default 3): interleaved, a machine that slows down mid-run slows every mode
+ * alike, not just one.
  */
 #include <mpi.h>
 #include <math.h>
@@ -106,9 +112,53 @@ static void sweep(int mode)
         MPI_Win_flush(right, win);      /* the sources are rewritten next sweep */
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *) a, y = *(const double *) b;
+    return (x > y) - (x < y);
+}
+
+/* SWEEPS sweeps in one mode from a fresh grid; returns the slowest rank's
+ * time and sets *ok on every rank to whether the corner came out right */
+static double run_once(int mode, int iters, double expect, int *ok)
+{
+    init_grid();
+    if (mode == NA)
+        MPI_Win_lock_all(0, win);
+    else if (mode == FENCE)
+        MPI_Win_fence(0, win);
+    MPI_Barrier(MPI_COMM_WORLD);
+    double t0 = MPI_Wtime();
+    for (int it = 0; it < iters; it++) {
+        sweep(mode);
+        /* feed the corner back into A(0,0) */
+        if (np == 1)
+            AT(0, 0) = -AT(m - 1, w);
+        else if (rank == np - 1)
+            MPI_Send(&AT(m - 1, w), 1, MPI_DOUBLE, 0, 999999, MPI_COMM_WORLD);
+        else if (rank == 0) {
+            double c;
+            MPI_Recv(&c, 1, MPI_DOUBLE, np - 1, 999999, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            AT(0, 0) = -c;
+        }
+    }
+    double t = MPI_Wtime() - t0, tmax;
+    if (mode == NA)
+        MPI_Win_unlock_all(win);
+    else if (mode == FENCE)
+        MPI_Win_fence(0, win);
+    MPI_Allreduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    /* check the corner on the last rank */
+    *ok = 1;
+    if (rank == np - 1)
+        *ok = fabs(AT(m - 1, w) - expect) <= 1e-8 * fabs(expect);
+    MPI_Bcast(ok, 1, MPI_INT, np - 1, MPI_COMM_WORLD);
+    return tmax;
+}
+
 int main(int argc, char **argv)
 {
-    int iters = 10, use[NMODES] = { 1, 1, 1, 1 };
+    int iters = 10, reps = 3, use[NMODES] = { 1, 1, 1, 1 };
     const char *csv = NULL;
     m = 1280;
     w = 1280;
@@ -120,6 +170,8 @@ int main(int argc, char **argv)
             w = atoi(argv[++a]);
         else if (!strcmp(argv[a], "-iters") && a + 1 < argc)
             iters = atoi(argv[++a]);
+        else if (!strcmp(argv[a], "-reps") && a + 1 < argc)
+            reps = atoi(argv[++a]);
         else if (!strcmp(argv[a], "-csv") && a + 1 < argc)
             csv = argv[++a];
         else if (!strcmp(argv[a], "-modes") && a + 1 < argc) {
@@ -130,6 +182,21 @@ int main(int argc, char **argv)
     }
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &np);
+    /* row indices are (notification) tags; the corner's tag 999999 travels
+     * the other way, so it cannot be mistaken for a row */
+    int *tag_ub, flag, max_rows = MPI_NOTIFY_TAG_UB;
+    MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &tag_ub, &flag);
+    if (flag && *tag_ub < max_rows)
+        max_rows = *tag_ub;
+    /* every rank sees the same arguments, so all of them leave here or none */
+    if (m < 2 || m - 1 > max_rows || w < 1 || iters < 1 || reps < 1
+        || !(use[NA] || use[MP] || use[PSCW] || use[FENCE])) {
+        if (rank == 0)
+            fprintf(stderr, "stencil: need 2 <= ROWS <= %d, WIDTH >= 1, SWEEPS >= 1, reps >= 1 "
+                    "and -modes naming at least one of na,mp,pscw,fence\n", max_rows + 1);
+        MPI_Finalize();
+        return 1;
+    }
     left = rank > 0 ? rank - 1 : MPI_PROC_NULL;
     right = rank < np - 1 ? rank + 1 : MPI_PROC_NULL;
     A = malloc(sizeof(double) * m * (w + 1));
@@ -145,63 +212,44 @@ int main(int argc, char **argv)
     double expect = (double) iters * (m + n_global - 2);
     FILE *out = NULL;
     if (rank == 0) {
-        printf("# stencil: %d ranks, %d x %ld grid (%d columns per rank), %d sweeps\n", np, m,
-               n_global, w, iters);
+        printf("# stencil: %d ranks, %d x %ld grid (%d columns per rank), %d sweeps, median of "
+               "%d interleaved runs\n", np, m, n_global, w, iters, reps);
         printf("%-6s %10s %12s %10s\n", "mode", "time_s", "MFlop/s", "vs_na");
+        fflush(stdout);
         if (csv && (out = fopen(csv, "w")))
             fprintf(out, "mode,ranks,rows,cols_per_rank,sweeps,time_s,mflops,ratio_to_na\n");
     }
-    double t_na = 0;
-    int failed = 0;
+    double *times = malloc((size_t) NMODES * reps * sizeof(double));
+    int ok[NMODES] = { 1, 1, 1, 1 }, failed = 0;
+    for (int r = 0; r < reps; r++) {
+        for (int mode = 0; mode < NMODES; mode++) {
+            if (!use[mode])
+                continue;
+            int rep_ok;
+            times[mode * reps + r] = run_once(mode, iters, expect, &rep_ok);
+            ok[mode] &= rep_ok;
+        }
+    }
+    double med[NMODES];
     for (int mode = 0; mode < NMODES; mode++) {
         if (!use[mode])
             continue;
-        init_grid();
-        if (mode == NA)
-            MPI_Win_lock_all(0, win);
-        else if (mode == FENCE)
-            MPI_Win_fence(0, win);
-        MPI_Barrier(MPI_COMM_WORLD);
-        double t0 = MPI_Wtime();
-        for (int it = 0; it < iters; it++) {
-            sweep(mode);
-            /* feed the corner back into A(0,0) */
-            if (np == 1)
-                AT(0, 0) = -AT(m - 1, w);
-            else if (rank == np - 1)
-                MPI_Send(&AT(m - 1, w), 1, MPI_DOUBLE, 0, 999999, MPI_COMM_WORLD);
-            else if (rank == 0) {
-                double c;
-                MPI_Recv(&c, 1, MPI_DOUBLE, np - 1, 999999, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-                AT(0, 0) = -c;
-            }
-        }
-        double t = MPI_Wtime() - t0, tmax;
-        if (mode == NA)
-            MPI_Win_unlock_all(win);
-        else if (mode == FENCE)
-            MPI_Win_fence(0, win);
-        MPI_Allreduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-        /* check the corner on the last rank */
-        int ok = 1;
-        if (rank == np - 1)
-            ok = fabs(AT(m - 1, w) - expect) <= 1e-8 * fabs(expect);
-        MPI_Bcast(&ok, 1, MPI_INT, np - 1, MPI_COMM_WORLD);
-        if (!ok)
-            failed = 1;
-        if (mode == NA)
-            t_na = tmax;
-        if (rank == 0) {
-            double mflops = 2.0 * (m - 1) * (n_global - 1) * iters / tmax * 1e-6;
-            double ratio = t_na > 0 ? tmax / t_na : 0;
-            printf("%-6s %10.4f %12.1f %10.2f%s\n", mode_names[mode], tmax, mflops, ratio,
-                   ok ? "" : "  WRONG RESULT");
-            if (out)
-                fprintf(out, "%s,%d,%d,%d,%d,%.6f,%.1f,%.3f\n", mode_names[mode], np, m, w,
-                        iters, tmax, mflops, ratio);
-            fflush(stdout);
-        }
+        qsort(times + mode * reps, reps, sizeof(double), cmp_double);
+        med[mode] = times[mode * reps + (reps - 1) / 2];
+        failed |= !ok[mode];
     }
+    for (int mode = 0; mode < NMODES && rank == 0; mode++) {
+        if (!use[mode])
+            continue;
+        double mflops = 2.0 * (m - 1) * (n_global - 1) * iters / med[mode] * 1e-6;
+        double ratio = use[NA] ? med[mode] / med[NA] : 0;
+        printf("%-6s %10.4f %12.1f %10.2f%s\n", mode_names[mode], med[mode], mflops, ratio,
+               ok[mode] ? "" : "  WRONG RESULT");
+        if (out)
+            fprintf(out, "%s,%d,%d,%d,%d,%.6f,%.1f,%.3f\n", mode_names[mode], np, m, w, iters,
+                    med[mode], mflops, ratio);
+    }
+    fflush(stdout);
     if (out)
         fclose(out);
     if (left != MPI_PROC_NULL)
@@ -211,6 +259,7 @@ int main(int argc, char **argv)
     MPI_Group_free(&world);
     MPI_Win_free(&win);
     free(A);
+    free(times);
     if (rank == 0)
         printf(failed ? "Found errors: a variant computed a wrong corner value\n" : "No Errors\n");
     MPI_Finalize();

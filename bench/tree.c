@@ -7,9 +7,12 @@
  *   reduce  MPI_Reduce (MPICH's own algorithm, not a tree of our choosing)
  * Every reduction is checked at the root (sum of (rank + 1) * (j + 1 + iter)).
  * Reported: median time per reduction at the root over ITERS reductions, each
- * started after a barrier.
+ * started after a barrier.  The ITERS reductions of each mode are split into R
+ * rounds (default 10) and every round runs all modes in turn, so a machine
+ * that speeds up or slows down during the run shifts every mode alike.
  *
- *   tree [-k ARITY] [-count DOUBLES] [-iters N] [-modes na,mp,pscw,reduce] [-csv FILE]
+ *   tree [-k ARITY] [-count DOUBLES] [-iters N] [-rounds R] [-modes na,mp,pscw,reduce]
+ *        [-csv FILE]
  */
 #include <mpi.h>
 #include <math.h>
@@ -28,7 +31,7 @@ static int cmp_double(const void *a, const void *b)
 
 int main(int argc, char **argv)
 {
-    int k = 16, count = 1, iters = 1000, use[NMODES] = { 1, 1, 1, 1 };
+    int k = 16, count = 1, iters = 1000, rounds = 10, use[NMODES] = { 1, 1, 1, 1 };
     const char *csv = NULL;
     MPI_Init(&argc, &argv);
     for (int a = 1; a < argc; a++) {
@@ -38,6 +41,8 @@ int main(int argc, char **argv)
             count = atoi(argv[++a]);
         else if (!strcmp(argv[a], "-iters") && a + 1 < argc)
             iters = atoi(argv[++a]);
+        else if (!strcmp(argv[a], "-rounds") && a + 1 < argc)
+            rounds = atoi(argv[++a]);
         else if (!strcmp(argv[a], "-csv") && a + 1 < argc)
             csv = argv[++a];
         else if (!strcmp(argv[a], "-modes") && a + 1 < argc) {
@@ -49,6 +54,15 @@ int main(int argc, char **argv)
     int rank, np;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &np);
+    /* every rank sees the same arguments, so all of them leave here or none */
+    if (k < 1 || count < 1 || iters < 1 || rounds < 1 || rounds > iters
+        || !(use[NA] || use[MP] || use[PSCW] || use[REDUCE])) {
+        if (rank == 0)
+            fprintf(stderr, "tree: need ARITY >= 1, DOUBLES >= 1, 1 <= rounds <= iters and "
+                    "-modes naming at least one of na,mp,pscw,reduce\n");
+        MPI_Finalize();
+        return 1;
+    }
     int parent = rank > 0 ? (rank - 1) / k : MPI_PROC_NULL;
     int first_child = rank * k + 1;
     int nchildren = first_child >= np ? 0 : (np - first_child < k ? np - first_child : k);
@@ -59,7 +73,8 @@ int main(int argc, char **argv)
     MPI_Win_allocate((MPI_Aint) k * count * sizeof(double), sizeof(double), MPI_INFO_NULL,
                      MPI_COMM_WORLD, &slots, &win);
     double *mine = malloc(count * sizeof(double)), *partial = malloc(count * sizeof(double));
-    double *tmp = malloc(count * sizeof(double)), *t = malloc(iters * sizeof(double));
+    double *tmp = malloc(count * sizeof(double));
+    double *t = malloc((size_t) NMODES * iters * sizeof(double));      /* t[mode * iters + it] */
     MPI_Group world, children_group, parent_group;
     MPI_Comm_group(MPI_COMM_WORLD, &world);
     int range[1][3] = { {first_child, first_child + nchildren - 1, 1} };
@@ -74,91 +89,109 @@ int main(int argc, char **argv)
 
     FILE *out = NULL;
     if (rank == 0) {
-        printf("# tree: %d ranks, %d-ary tree, %d doubles, median of %d reductions\n", np, k,
-               count, iters);
+        printf("# tree: %d ranks, %d-ary tree, %d doubles, median of %d reductions, "
+               "modes interleaved in %d rounds\n", np, k, count, iters, rounds);
         printf("%-7s %10s %8s\n", "mode", "median_us", "vs_na");
+        fflush(stdout);
         if (csv && (out = fopen(csv, "w")))
             fprintf(out, "mode,ranks,arity,count,median_us,ratio_to_na\n");
     }
-    double med_na = 0;
     int errors = 0;
-    for (int mode = 0; mode < NMODES; mode++) {
-        if (!use[mode])
-            continue;
-        if (mode == NA)
-            MPI_Win_lock_all(0, win);
-        for (int it = 0; it < iters; it++) {
-            for (int j = 0; j < count; j++)
-                mine[j] = (double) (rank + 1) * (j + 1 + it);
-            MPI_Barrier(MPI_COMM_WORLD);
-            double t0 = MPI_Wtime();
-            memcpy(partial, mine, count * sizeof(double));
-            switch (mode) {
-                case NA:
-                    if (nchildren > 0) {
-                        MPI_Start(&children_done);
-                        MPI_Wait(&children_done, MPI_STATUS_IGNORE);
-                        for (int c = 0; c < nchildren; c++)
-                            for (int j = 0; j < count; j++)
-                                partial[j] += slots[c * count + j];
-                    }
-                    if (parent != MPI_PROC_NULL) {
-                        MPI_Put_notify(partial, count, MPI_DOUBLE, parent,
-                                       (MPI_Aint) slot_at_parent * count, count, MPI_DOUBLE, win,
-                                       0);
-                        MPI_Win_flush(parent, win);
-                    }
-                    break;
-                case MP:
-                    for (int c = 0; c < nchildren; c++) {
-                        MPI_Recv(tmp, count, MPI_DOUBLE, MPI_ANY_SOURCE, 0, MPI_COMM_WORLD,
-                                 MPI_STATUS_IGNORE);
-                        for (int j = 0; j < count; j++)
-                            partial[j] += tmp[j];
-                    }
-                    if (parent != MPI_PROC_NULL)
-                        MPI_Send(partial, count, MPI_DOUBLE, parent, 0, MPI_COMM_WORLD);
-                    break;
-                case PSCW:
-                    if (nchildren > 0) {
-                        MPI_Win_post(children_group, 0, win);
-                        MPI_Win_wait(win);
-                        for (int c = 0; c < nchildren; c++)
-                            for (int j = 0; j < count; j++)
-                                partial[j] += slots[c * count + j];
-                    }
-                    if (parent != MPI_PROC_NULL) {
-                        MPI_Win_start(parent_group, 0, win);
-                        MPI_Put(partial, count, MPI_DOUBLE, parent,
-                                (MPI_Aint) slot_at_parent * count, count, MPI_DOUBLE, win);
-                        MPI_Win_complete(win);
-                    }
-                    break;
-                case REDUCE:
-                    MPI_Reduce(mine, partial, count, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
-                    break;
-            }
-            t[it] = (MPI_Wtime() - t0) * 1e6;
-            if (rank == 0) {
-                double ranks_sum = (double) np * (np + 1) / 2;
-                for (int j = 0; j < count; j++)
-                    if (fabs(partial[j] - ranks_sum * (j + 1 + it)) > 1e-9 * ranks_sum * (j + 1 + it))
-                        errors++;
-            }
-        }
-        if (mode == NA)
-            MPI_Win_unlock_all(win);
-        if (rank == 0) {
-            qsort(t, iters, sizeof(double), cmp_double);
-            double med = t[iters / 2];
+    for (int r = 0; r < rounds; r++) {
+        /* iterations [first, last) of every mode: the same on all ranks, so
+         * they agree on each reduction's expected value */
+        int first = (int) ((long) iters * r / rounds);
+        int last = (int) ((long) iters * (r + 1) / rounds);
+        for (int mode = 0; mode < NMODES; mode++) {
+            if (!use[mode])
+                continue;
+            /* per chunk, not around the whole run: pscw on the same window
+             * may not run inside a lock_all epoch */
             if (mode == NA)
-                med_na = med;
-            printf("%-7s %10.2f %8.2f\n", mode_names[mode], med, med_na > 0 ? med / med_na : 0);
-            if (out)
-                fprintf(out, "%s,%d,%d,%d,%.3f,%.3f\n", mode_names[mode], np, k, count, med,
-                        med_na > 0 ? med / med_na : 0);
-            fflush(stdout);
+                MPI_Win_lock_all(0, win);
+            for (int it = first; it < last; it++) {
+                for (int j = 0; j < count; j++)
+                    mine[j] = (double) (rank + 1) * (j + 1 + it);
+                MPI_Barrier(MPI_COMM_WORLD);
+                double t0 = MPI_Wtime();
+                memcpy(partial, mine, count * sizeof(double));
+                switch (mode) {
+                    case NA:
+                        if (nchildren > 0) {
+                            MPI_Start(&children_done);
+                            MPI_Wait(&children_done, MPI_STATUS_IGNORE);
+                            for (int c = 0; c < nchildren; c++)
+                                for (int j = 0; j < count; j++)
+                                    partial[j] += slots[c * count + j];
+                        }
+                        if (parent != MPI_PROC_NULL) {
+                            MPI_Put_notify(partial, count, MPI_DOUBLE, parent,
+                                           (MPI_Aint) slot_at_parent * count, count, MPI_DOUBLE,
+                                           win, 0);
+                            MPI_Win_flush(parent, win);
+                        }
+                        break;
+                    case MP:
+                        for (int c = 0; c < nchildren; c++) {
+                            MPI_Recv(tmp, count, MPI_DOUBLE, MPI_ANY_SOURCE, 0, MPI_COMM_WORLD,
+                                     MPI_STATUS_IGNORE);
+                            for (int j = 0; j < count; j++)
+                                partial[j] += tmp[j];
+                        }
+                        if (parent != MPI_PROC_NULL)
+                            MPI_Send(partial, count, MPI_DOUBLE, parent, 0, MPI_COMM_WORLD);
+                        break;
+                    case PSCW:
+                        if (nchildren > 0) {
+                            MPI_Win_post(children_group, 0, win);
+                            MPI_Win_wait(win);
+                            for (int c = 0; c < nchildren; c++)
+                                for (int j = 0; j < count; j++)
+                                    partial[j] += slots[c * count + j];
+                        }
+                        if (parent != MPI_PROC_NULL) {
+                            MPI_Win_start(parent_group, 0, win);
+                            MPI_Put(partial, count, MPI_DOUBLE, parent,
+                                    (MPI_Aint) slot_at_parent * count, count, MPI_DOUBLE, win);
+                            MPI_Win_complete(win);
+                        }
+                        break;
+                    case REDUCE:
+                        MPI_Reduce(mine, partial, count, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+                        break;
+                }
+                t[mode * iters + it] = (MPI_Wtime() - t0) * 1e6;
+                if (rank == 0) {
+                    double ranks_sum = (double) np * (np + 1) / 2, want;
+                    for (int j = 0; j < count; j++) {
+                        want = ranks_sum * (j + 1 + it);
+                        if (fabs(partial[j] - want) > 1e-9 * want)
+                            errors++;
+                    }
+                }
+            }
+            if (mode == NA)
+                MPI_Win_unlock_all(win);
         }
+    }
+    if (rank == 0) {
+        double med[NMODES];
+        for (int mode = 0; mode < NMODES; mode++) {
+            if (!use[mode])
+                continue;
+            qsort(t + mode * iters, iters, sizeof(double), cmp_double);
+            med[mode] = t[mode * iters + iters / 2];
+        }
+        for (int mode = 0; mode < NMODES; mode++) {
+            if (!use[mode])
+                continue;
+            double ratio = use[NA] ? med[mode] / med[NA] : 0;
+            printf("%-7s %10.2f %8.2f\n", mode_names[mode], med[mode], ratio);
+            if (out)
+                fprintf(out, "%s,%d,%d,%d,%.3f,%.3f\n", mode_names[mode], np, k, count, med[mode],
+                        ratio);
+        }
+        fflush(stdout);
     }
     if (out)
         fclose(out);
