@@ -5,7 +5,7 @@
  *   pingpong [-n ITERS] [-w WARMUP] [-rounds R] [-min BYTES] [-max BYTES]
  *            [-modes a,b,...] [-csv FILE]
  *
- * The iterations of each size are split into R rounds (default 10) and every
+ * The iterations of each size are split into R rounds (default 10, at most ITERS) and every
  * round runs all modes in turn, so a machine that speeds up or slows down
  * during the run shifts every mode alike instead of only the later ones.
  *
@@ -140,7 +140,7 @@ static void end(int mode)
 
 int main(int argc, char **argv)
 {
-    int iters = 1000, warmup = 100, rounds = 10, min = 8, max = 1 << 20;
+    int iters = 1000, warmup = 100, rounds = -1, min = 8, max = 1 << 20;
     int use[NMODES];
     const char *csv = NULL, *modes = NULL;
     for (int i = 1; i < argc; i++) {
@@ -161,6 +161,8 @@ int main(int argc, char **argv)
     }
     for (int m = 0; m < NMODES; m++)
         use[m] = !modes || strstr(modes, mode_names[m]) != NULL;
+    if (rounds == -1)           /* default: 10, fewer for a short run */
+        rounds = iters < 10 ? iters : 10;
     if (iters < 1 || rounds < 1 || rounds > iters || warmup < 0 || min < 1 || max < min) {
         fprintf(stderr, "pingpong: need 1 <= rounds <= iters, warmup >= 0, 1 <= min <= max\n");
         return 1;

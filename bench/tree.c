@@ -8,7 +8,7 @@
  * Every reduction is checked at the root (sum of (rank + 1) * (j + 1 + iter)).
  * Reported: median time per reduction at the root over ITERS reductions, each
  * started after a barrier.  The ITERS reductions of each mode are split into R
- * rounds (default 10) and every round runs all modes in turn, so a machine
+ * rounds (default 10, at most ITERS) and every round runs all modes in turn, so a machine
  * that speeds up or slows down during the run shifts every mode alike.
  *
  *   tree [-k ARITY] [-count DOUBLES] [-iters N] [-rounds R] [-modes na,mp,pscw,reduce]
@@ -31,7 +31,7 @@ static int cmp_double(const void *a, const void *b)
 
 int main(int argc, char **argv)
 {
-    int k = 16, count = 1, iters = 1000, rounds = 10, use[NMODES] = { 1, 1, 1, 1 };
+    int k = 16, count = 1, iters = 1000, rounds = -1, use[NMODES] = { 1, 1, 1, 1 };
     const char *csv = NULL;
     MPI_Init(&argc, &argv);
     for (int a = 1; a < argc; a++) {
@@ -54,6 +54,8 @@ int main(int argc, char **argv)
     int rank, np;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &np);
+    if (rounds == -1)           /* default: 10, fewer for a short run */
+        rounds = iters < 10 ? iters : 10;
     /* every rank sees the same arguments, so all of them leave here or none */
     if (k < 1 || count < 1 || iters < 1 || rounds < 1 || rounds > iters
         || !(use[NA] || use[MP] || use[PSCW] || use[REDUCE])) {

@@ -39,9 +39,11 @@ int main(int argc, char **argv)
               "status tag %d source %d", st.MPI_TAG, st.MPI_SOURCE);
         MPI_OK(MPI_Request_free(&req));
     } else {
+        /* one origin buffer per put: none may change before the flush */
+        int vals[K];
         for (int i = 0; i < K; i++) {
-            int v = rank * 1000 + i;
-            MPI_OK(MPI_Put_notify(&v, 1, MPI_INT, 0, rank * K + i, 1, MPI_INT, win, 42));
+            vals[i] = rank * 1000 + i;
+            MPI_OK(MPI_Put_notify(&vals[i], 1, MPI_INT, 0, rank * K + i, 1, MPI_INT, win, 42));
         }
         MPI_OK(MPI_Win_flush(0, win));
     }
@@ -90,8 +92,11 @@ int main(int argc, char **argv)
             MPI_OK(MPI_Request_free(&reqs[r - 1]));
         free(reqs);
     } else {
-        for (int i = 0; i < 15; i++)
-            MPI_OK(MPI_Put_notify(&i, 1, MPI_INT, 0, rank * K, 1, MPI_INT, win, 45));
+        int vals[15];
+        for (int i = 0; i < 15; i++) {
+            vals[i] = i;
+            MPI_OK(MPI_Put_notify(&vals[i], 1, MPI_INT, 0, rank * K, 1, MPI_INT, win, 45));
+        }
         MPI_OK(MPI_Win_flush(0, win));
     }
 

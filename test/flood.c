@@ -33,8 +33,11 @@ int main(int argc, char **argv)
     long before = rss_kib();
     MPI_Barrier(MPI_COMM_WORLD);
     if (rank == 0) {
+        static int vals[1024];  /* a slot is reused only after the flush below */
         for (int i = 0; i < NFLOOD; i++) {
-            MPI_OK(MPI_Put_notify(&i, 1, MPI_INT, 1, i % NTAGS, 1, MPI_INT, win, i % NTAGS));
+            vals[i % 1024] = i;
+            MPI_OK(MPI_Put_notify(&vals[i % 1024], 1, MPI_INT, 1, i % NTAGS, 1, MPI_INT, win,
+                                  i % NTAGS));
             if (i % 1024 == 1023)       /* bound the origin's outstanding operations */
                 MPI_OK(MPI_Win_flush(1, win));
         }

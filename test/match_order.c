@@ -17,10 +17,8 @@ static void send_tags(const int *tags, int n)
 {
     MPI_Barrier(MPI_COMM_WORLD);
     if (rank == 0) {
-        for (int i = 0; i < n; i++) {
-            int v = tags[i];
-            MPI_OK(MPI_Put_notify(&v, 1, MPI_INT, 1, i % 16, 1, MPI_INT, win, tags[i]));
-        }
+        for (int i = 0; i < n; i++)     /* tags[] outlives the flush: a valid origin buffer */
+            MPI_OK(MPI_Put_notify(&tags[i], 1, MPI_INT, 1, i % 16, 1, MPI_INT, win, tags[i]));
         MPI_OK(MPI_Win_flush(1, win));
     }
     MPI_Barrier(MPI_COMM_WORLD);

@@ -8,11 +8,16 @@
 
 #define NPER 300
 
+/* origin buffers: never written while a put from them may be in flight */
+static int seqs[NPER];
+
 int main(int argc, char **argv)
 {
     int rank, size, *buf;
     MPI_Win win;
     MPI_Init(&argc, &argv);
+    for (int i = 0; i < NPER; i++)
+        seqs[i] = i;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     MPI_OK(MPI_Win_allocate(size * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &buf,
@@ -46,7 +51,7 @@ int main(int argc, char **argv)
         free(next);
     } else {
         for (int i = 0; i < NPER; i++)
-            MPI_OK(MPI_Put_notify(&i, 1, MPI_INT, 0, rank, 1, MPI_INT, win, i));
+            MPI_OK(MPI_Put_notify(&seqs[i], 1, MPI_INT, 0, rank, 1, MPI_INT, win, i));
         MPI_OK(MPI_Win_flush(0, win));
     }
     MPI_Barrier(MPI_COMM_WORLD);
@@ -59,7 +64,7 @@ int main(int argc, char **argv)
         MPI_OK(MPI_Notify_init(win, from, 7, NPER, &req));
         MPI_OK(MPI_Start(&req));
         for (int i = 0; i < NPER; i++)
-            MPI_OK(MPI_Put_notify(&i, 1, MPI_INT, to, rank, 1, MPI_INT, win, 7));
+            MPI_OK(MPI_Put_notify(&seqs[i], 1, MPI_INT, to, rank, 1, MPI_INT, win, 7));
         MPI_OK(MPI_Wait(&req, &st));
         CHECK(st.MPI_SOURCE == from, "ring exchange: source %d", st.MPI_SOURCE);
         MPI_OK(MPI_Request_free(&req));
