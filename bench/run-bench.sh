@@ -2,14 +2,14 @@
 # make bench: build the benchmarks with the installed mpicc and run each on
 # shared memory, on shared memory with the generic path forced, and on the
 # forced netmod (tcp;ofi_rxm; tcp-am: the same with the libfabric fast path
-# off), 2 ranks; then the ping-pong across two network namespaces ("netns",
+# off; tcp-cmpl: the fast path ordered by completion), 2 ranks; then the ping-pong across two network namespaces ("netns",
 # "netns-am": one rank per namespace, tcp;ofi_rxm over a veth pair,
 # test/netns/), skipped with a message if namespaces cannot be made here.
 # Writes text, CSV and PNG plots into one results directory and prints a
 # one-screen summary.
 #
 #   bench/run-bench.sh [--quick]        --quick: ping-pong + small Cholesky, shm only
-#   BENCH_TRANSPORTS="shm generic tcp tcp-am netns netns-am"   (the default; --quick: shm)
+#   BENCH_TRANSPORTS="shm generic tcp tcp-am tcp-cmpl netns netns-am"   (the default; --quick: shm)
 #   BENCH_ITERS=N (1000)  BENCH_MAX=BYTES (1048576)  BENCH_NP=N (2)
 #   CHOL_TILES=N (32)  CHOL_TILE=N (64)  BENCH_OUT=DIR (_bench/<date>)
 set -euo pipefail
@@ -44,7 +44,7 @@ run() {
         -csv "$OUT/$name-$tr.csv" | tee "$OUT/$name-$tr.txt"
 }
 
-transports=(shm generic tcp tcp-am netns netns-am)
+transports=(shm generic tcp tcp-am tcp-cmpl netns netns-am)
 [ $QUICK = 1 ] && transports=(shm)
 [ -n "${BENCH_TRANSPORTS:-}" ] && read -r -a transports <<<"$BENCH_TRANSPORTS"
 # netns needs root and iproute2: bring the hosts up now, or drop the transport
@@ -68,6 +68,8 @@ for tr in "${transports[@]}"; do
         tcp) env=("FI_PROVIDER=tcp;ofi_rxm" MPIR_CVAR_NOLOCAL=1) ;;
         # the same with the libfabric fast path off: the generic AM path
         tcp-am) env=("FI_PROVIDER=tcp;ofi_rxm" MPIR_CVAR_NOLOCAL=1 MPIR_CVAR_NOTIFY_OFI_PATH=generic) ;;
+        # ordered by completion, as on a provider without FI_ORDER_WAW
+        tcp-cmpl) env=("FI_PROVIDER=tcp;ofi_rxm" MPIR_CVAR_NOLOCAL=1 MPIR_CVAR_NOTIFY_OFI_ORDERING=completion) ;;
         netns) env=("FI_PROVIDER=tcp;ofi_rxm") ;;   # remote by placement, no NOLOCAL
         netns-am) env=("FI_PROVIDER=tcp;ofi_rxm" MPIR_CVAR_NOTIFY_OFI_PATH=generic) ;;
         *) echo "run-bench: unknown transport $tr" >&2; exit 2 ;;
@@ -79,7 +81,7 @@ for tr in "${transports[@]}"; do
     fi
     run pingpong "$tr" "${env[@]}" -- -n "$ITERS" -max "$MAX"
     [[ $tr == netns* ]] && continue   # two hosts: the ping-pong only
-    if [ "$tr" = tcp-am ]; then       # for comparison: ping-pong and matching cost
+    if [ "$tr" = tcp-am ] || [ "$tr" = tcp-cmpl ]; then   # for comparison: ping-pong and matching cost
         run msgrate "$tr" "${env[@]}" -- -posted 1,100,10000
         continue
     fi

@@ -4,7 +4,7 @@
 import csv, os, subprocess, sys
 
 out = sys.argv[1]
-TRANSPORTS = ["shm", "generic", "tcp", "tcp-am", "netns", "netns-am"]
+TRANSPORTS = ["shm", "generic", "tcp", "tcp-am", "tcp-cmpl", "netns", "netns-am"]
 
 
 def rows(name, tr):

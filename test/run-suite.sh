@@ -22,7 +22,7 @@ DEVICE=$("$PREFIX/bin/mpichversion" 2>/dev/null | sed -n 's/^MPICH Device:[[:spa
 DEVICE=${DEVICE:-ch4:ofi}
 case "$DEVICE" in
     ch4:ucx*) CONFIGS=${CONFIGS:-shm,generic,generic-tcp} ;;
-    *) CONFIGS=${CONFIGS:-shm,tcp,sockets,generic,tcp-am,sockets-am} ;;
+    *) CONFIGS=${CONFIGS:-shm,tcp,sockets,generic,tcp-am,sockets-am,tcp-cmpl} ;;
 esac
 TESTS=${TESTS:-.}
 SCALE=${NA_TIMEOUT_SCALE:-1}
@@ -59,6 +59,8 @@ config_env() {
         # the netmod with the libfabric fast path switched off
         tcp-am) echo "MPIR_CVAR_NOLOCAL=1 FI_PROVIDER=tcp;ofi_rxm MPIR_CVAR_NOTIFY_OFI_PATH=generic" ;;
         sockets-am) echo "MPIR_CVAR_NOLOCAL=1 FI_PROVIDER=sockets MPIR_CVAR_NOTIFY_OFI_PATH=generic" ;;
+        # the fast path ordered by completion, as on providers without FI_ORDER_WAW
+        tcp-cmpl) echo "MPIR_CVAR_NOLOCAL=1 FI_PROVIDER=tcp;ofi_rxm MPIR_CVAR_NOTIFY_OFI_ORDERING=completion" ;;
         *) return 1 ;;
     esac
 }
@@ -67,7 +69,8 @@ config_env() {
 # a silent fall back to another path fails the run.
 config_expect() {
     case "$1" in
-        tcp | sockets) echo "libfabric remote CQ data via" ;;
+        tcp | sockets) echo "libfabric remote CQ data via .* ordered by the provider" ;;
+        tcp-cmpl) echo "libfabric remote CQ data via .* ordered by completion" ;;
         tcp-am | sockets-am) echo "libfabric path off (generic path forced)" ;;
     esac
 }
@@ -227,14 +230,18 @@ run_netns_suite() {
             compile_prog "$name" ||
                 { fail "netns/$name (compile)" "" "$OUT/logs/${name//\//_}.compile.log"; continue; }
         fi
-        for variant in netns netns-am; do
+        for variant in netns netns-am netns-cmpl; do
             # the verbose report shows which path carried the notifications
             envs="FI_PROVIDER=tcp;ofi_rxm MPIR_CVAR_NOTIFY_VERBOSE=1"
-            expect=$(config_expect tcp)
-            if [ $variant = netns-am ]; then
-                envs="$envs MPIR_CVAR_NOTIFY_OFI_PATH=generic"
-                expect=$(config_expect tcp-am)
-            fi
+            case $variant in
+                netns) expect=$(config_expect tcp) ;;
+                netns-am)
+                    envs="$envs MPIR_CVAR_NOTIFY_OFI_PATH=generic"
+                    expect=$(config_expect tcp-am) ;;
+                netns-cmpl)
+                    envs="$envs MPIR_CVAR_NOTIFY_OFI_ORDERING=completion"
+                    expect=$(config_expect tcp-cmpl) ;;
+            esac
             [ "$name" = test/netns/where ] && expect=""
             id="$name -n 2 [$variant]"
             log=$OUT/logs/${name//\//_}.n2.$variant.log

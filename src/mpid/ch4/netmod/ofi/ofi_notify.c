@@ -16,10 +16,10 @@
  * The slot is a per-window number agreed at window creation, so the target
  * finds the window without a lookup table keyed by 64-bit window ids.
  *
- * Order (non-overtaking per origin, target and window) comes from the
- * provider: the fast path is used only when the provider executes RMA writes
- * in order (FI_ORDER_WAW), so a write's target completion is reported after
- * every earlier write from the same origin is in place.  Hence
+ * Order (non-overtaking per origin, target and window) is chosen at window
+ * creation.  Where the provider executes RMA writes in order (FI_ORDER_WAW),
+ * a write's target completion is reported after every earlier write from the
+ * same origin is in place ("provider" ordering).  Hence
  *   - a contiguous put is one write that carries its notification;
  *   - a non-contiguous put writes its pieces, then a zero-byte write carries
  *     the notification: it lands after every piece (datatypes of small
@@ -28,6 +28,13 @@
  *     write may follow the read at once; otherwise it is sent when the read
  *     has completed at the origin.  Meanwhile later notifications to the same
  *     target wait behind it in a per-target queue (their data goes at once).
+ * Where it does not (the shm provider, or MPIR_CVAR_NOTIFY_OFI_ORDERING=
+ * completion), "completion" ordering: every access whose notification is not
+ * on its own data write is issued with FI_DELIVERY_COMPLETE and a request,
+ * and a notification-carrying write goes out only when its own data and the
+ * previous notification-carrying write to that target are delivery-complete,
+ * one at a time per (window, target).  The target's completion queue then
+ * sees them in issue order.
  * A (window, target) pair uses one path for the window's lifetime, so the
  * libfabric and generic paths never race each other.
  */
@@ -51,11 +58,28 @@ cvars:
       description : |-
         How notified accesses reach targets through the OFI netmod.
         auto    - one RMA write with remote CQ data when the provider offers
-                  RMA, 8 bytes of CQ data and write-after-write ordering;
-                  otherwise the generic active-message path
-        native  - the remote CQ data path; window creation fails with an
-                  error naming the missing capability if it is unavailable
+                  RMA and 8 bytes of CQ data; otherwise the generic
+                  active-message path
+        native  - the remote CQ data path; where a window cannot use it,
+                  notified accesses to its remote targets fail with an
+                  error naming the missing capability
         generic - always the generic active-message path
+
+    - name        : MPIR_CVAR_NOTIFY_OFI_ORDERING
+      category    : NOTIFY
+      type        : enum
+      default     : auto
+      class       : none
+      verbosity   : MPI_T_VERBOSITY_USER_BASIC
+      scope       : MPI_T_SCOPE_ALL_EQ
+      description : |-
+        How the libfabric path keeps notifications from one origin to one
+        target in issue order.
+        auto       - the provider's write ordering (FI_ORDER_WAW) when it
+                     has it, otherwise completion
+        completion - a notification is written only after its data and the
+                     previous notification to that target are delivery-
+                     complete (one in flight per target)
 
 === END_MPI_T_CVAR_INFO_BLOCK ===
 */
@@ -73,20 +97,22 @@ cvars:
 
 _Static_assert(MPIR_NOTIFY_TAG_BITS == 24, "tag field of the CQ data word");
 
-/* A notification that must wait for an earlier one to the same target. */
+/* A notification that must wait for an earlier one to the same target, or
+ * (completion ordering) for its own data or previous word to be delivered. */
 typedef struct pending {
     struct pending *next;       /* (window, target) queue, issue order */
-    struct pending *gnext, *gprev;      /* waiting accesses, all windows */
+    struct pending *gnext, *gprev;      /* waiting on req, all windows */
     MPIR_Win *win;
     int target;
-    MPIR_Request *req;          /* access whose data is in flight; NULL: ready */
-    int nwords;
+    MPIR_Request *req;          /* write or read in flight; NULL: ready */
+    int nwords, sent;
     uint64_t words[3];
 } pending_t;
 
 typedef struct MPIDI_OFI_notify_win {
     int slot;                   /* -1: path off, with the reason in gap */
     const char *gap;
+    bool waw_ordered;           /* provider ordering; else completion ordering */
     bool war_ordered;           /* zero-byte write may follow a read at once */
     uint8_t *native;            /* [target] carried by this path */
     uint64_t *len_in;           /* [origin] length words received */
@@ -157,15 +183,51 @@ static fi_addr_t dest_of(MPIR_Win * win, int target)
     return MPIDI_OFI_av_to_phys(MPIDIU_comm_rank_to_av(win->comm_ptr, target), 0, vni, vni);
 }
 
-/* A zero-byte write carrying one word, into the target's window.  The caller
- * has counted it in the window's issued counter, so flush waits for it. */
-static int emit_word(MPIR_Win * win, int target, uint64_t word)
+/* One RMA write of len bytes (len may be 0) into the target's window, with
+ * remote CQ data if flags has FI_REMOTE_CQ_DATA.  With track, *track becomes
+ * a request that completes when the write is delivery-complete.  The caller
+ * has counted the write in the window's issued counter (flush waits for it). */
+static int write_rma(MPIR_Win * win, int target, const void *buf, size_t len, uint64_t raddr,
+                     uint64_t key, uint64_t data, uint64_t flags, MPIR_Request ** track)
+{
+    int mpi_errno = MPI_SUCCESS;
+    int vni = MPIDI_OFI_WIN(win).vni;
+    struct iovec iov = {.iov_base = (void *) buf,.iov_len = len };
+    struct fi_rma_iov riov = {.addr = raddr,.len = len,.key = key };
+    struct fi_msg_rma msg = {.msg_iov = &iov,.iov_count = 1,.addr = dest_of(win, target),
+        .rma_iov = &riov,.rma_iov_count = 1,.data = data
+    };
+
+    if (track) {
+        /* MPICH's chunk event completes the request (ofi_events.c) */
+        MPIDI_OFI_chunk_request *creq = MPL_malloc(sizeof(*creq), MPL_MEM_RMA);
+        MPIR_ERR_CHKANDJUMP1(!creq, mpi_errno, MPI_ERR_NO_MEM, "**nomem", "**nomem %s",
+                             "notify write context");
+        MPIDI_OFI_REQUEST_CREATE(*track, MPIR_REQUEST_KIND__RMA, vni);
+        MPIR_cc_inc((*track)->cc_ptr);
+        creq->event_id = MPIDI_OFI_EVENT_CHUNK_DONE;
+        creq->parent = *track;
+        msg.context = &creq->context;
+        flags |= FI_COMPLETION | FI_DELIVERY_COMPLETE;
+    }
+    MPIDI_OFI_CALL_RETRY(fi_writemsg(MPIDI_OFI_WIN(win).ep, &msg, flags), vni, rdma_write, FALSE);
+    if (track)
+        MPIDI_OFI_sigreq_complete(track);
+  fn_fail:
+    return mpi_errno;
+}
+
+/* A zero-byte write carrying one word; tracked under completion ordering. */
+static int emit_word(MPIR_Win * win, int target, uint64_t word, MPIR_Request ** track)
 {
     int mpi_errno = MPI_SUCCESS;
     int vni = MPIDI_OFI_WIN(win).vni;
     MPIDI_OFI_target_mr_t mr;
 
     MPIDI_OFI_prepare_target_mr(target, 0, 0, 0, win, MPIDI_WIN(win, winattr), &mr);
+    if (track)
+        return write_rma(win, target, NULL, 0, mr.addr, mr.mr_key, word, FI_REMOTE_CQ_DATA,
+                         track);
     MPIDI_OFI_CALL_RETRY(fi_inject_writedata(MPIDI_OFI_WIN(win).ep, NULL, 0, word,
                                              dest_of(win, target), mr.addr, mr.mr_key),
                          vni, rdma_inject_write, FALSE);
@@ -179,7 +241,21 @@ static void count_issued(MPIR_Win * win, int n)
         MPIDI_OFI_win_cntr_incr(win);
 }
 
-/* Send the ready notifications at the head of the (win, target) queue. */
+/* e waits for req (a write or read in flight) before its next step. */
+static void wait_on(pending_t * e, MPIR_Request * req)
+{
+    e->req = req;
+    e->gprev = NULL;
+    e->gnext = waiting_head;
+    if (waiting_head)
+        waiting_head->gprev = e;
+    waiting_head = e;
+    MPIDI_OFI_notify_waiting++;
+}
+
+/* Send what the head of the (win, target) queue allows: every ready entry's
+ * words under provider ordering; under completion ordering one word at a
+ * time, each after the previous one is delivered. */
 static int drain(MPIR_Win * win, int target)
 {
     int mpi_errno = MPI_SUCCESS;
@@ -187,12 +263,19 @@ static int drain(MPIR_Win * win, int target)
     pending_t *e;
 
     while ((e = nw->qhead[target]) && e->req == NULL) {
+        if (e->sent < e->nwords && !nw->waw_ordered) {
+            MPIR_Request *req = NULL;
+            mpi_errno = emit_word(win, target, e->words[e->sent++], &req);
+            MPIR_ERR_CHECK(mpi_errno);
+            wait_on(e, req);
+            break;
+        }
         /* unlink first: emit_word may re-enter progress on EAGAIN */
         nw->qhead[target] = e->next;
         if (!e->next)
             nw->qtail[target] = NULL;
-        for (int i = 0; i < e->nwords && mpi_errno == MPI_SUCCESS; i++)
-            mpi_errno = emit_word(win, target, e->words[i]);
+        while (e->sent < e->nwords && mpi_errno == MPI_SUCCESS)
+            mpi_errno = emit_word(win, target, e->words[e->sent++], NULL);
         MPL_free(e);
         MPIR_ERR_CHECK(mpi_errno);
     }
@@ -200,8 +283,9 @@ static int drain(MPIR_Win * win, int target)
     return mpi_errno;
 }
 
-/* Queue a notification behind earlier ones to the same target, or send it now
- * if there are none and its access is complete (req == NULL). */
+/* Notify after req (the access's data in flight; NULL: complete) and after
+ * every earlier notification to the same target.  nwords == 0: nothing to
+ * send, only later notifications wait for req (completion ordering). */
 static int notify_after(MPIR_Win * win, int target, const uint64_t * words, int nwords,
                         MPIR_Request * req)
 {
@@ -209,9 +293,9 @@ static int notify_after(MPIR_Win * win, int target, const uint64_t * words, int 
     MPIDI_OFI_notify_win_t *nw = MPIDI_OFI_WIN(win).notify;
 
     count_issued(win, nwords);
-    if (!req && !nw->qhead[target]) {
+    if (!req && !nw->qhead[target] && nw->waw_ordered) {
         for (int i = 0; i < nwords && mpi_errno == MPI_SUCCESS; i++)
-            mpi_errno = emit_word(win, target, words[i]);
+            mpi_errno = emit_word(win, target, words[i], NULL);
         return mpi_errno;
     }
 
@@ -221,22 +305,19 @@ static int notify_after(MPIR_Win * win, int target, const uint64_t * words, int 
     e->next = NULL;
     e->win = win;
     e->target = target;
-    e->req = req;
+    e->req = NULL;
     e->nwords = nwords;
+    e->sent = 0;
     memcpy(e->words, words, nwords * sizeof(uint64_t));
     if (nw->qtail[target])
         nw->qtail[target]->next = e;
     else
         nw->qhead[target] = e;
     nw->qtail[target] = e;
-    if (req) {
-        e->gprev = NULL;
-        e->gnext = waiting_head;
-        if (waiting_head)
-            waiting_head->gprev = e;
-        waiting_head = e;
-        MPIDI_OFI_notify_waiting++;
-    }
+    if (req)
+        wait_on(e, req);
+    else
+        mpi_errno = drain(win, target);
   fn_fail:
     return mpi_errno;
 }
@@ -262,7 +343,8 @@ int MPIDI_OFI_notify_progress(void)
         if (e->gnext)
             e->gnext->gprev = e->gprev;
         MPIDI_OFI_notify_waiting--;
-        /* drain frees only ready entries, never one still on this list */
+        /* drain frees only entries that wait for nothing, never one still on
+         * this list; an entry it makes wait again goes before next */
         mpi_errno = drain(e->win, e->target);
         if (mpi_errno)
             break;
@@ -304,7 +386,7 @@ static struct iovec *walk_next(iov_walk_t * w)
 /* A non-contiguous put as plain writes, one per pair of pieces. */
 static int put_pieces(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
                       int target_count, MPI_Datatype target_datatype, MPI_Aint bytes,
-                      MPIDI_OFI_target_mr_t mr, MPIR_Win * win, fi_addr_t dest)
+                      MPIDI_OFI_target_mr_t mr, MPIR_Win * win, int target)
 {
     int mpi_errno = MPI_SUCCESS;
     int vni = MPIDI_OFI_WIN(win).vni;
@@ -322,23 +404,13 @@ static int put_pieces(const void *origin_addr, int origin_count, MPI_Datatype or
 
         MPIDI_OFI_win_cntr_incr(win);
         if (len <= MPIDI_OFI_global.max_buffered_write) {
-            MPIDI_OFI_CALL_RETRY(fi_inject_write(MPIDI_OFI_WIN(win).ep, a->iov_base, len, dest,
-                                                 raddr, mr.mr_key), vni, rdma_inject_write,
-                                 FALSE);
+            MPIDI_OFI_CALL_RETRY(fi_inject_write(MPIDI_OFI_WIN(win).ep, a->iov_base, len,
+                                                 dest_of(win, target), raddr, mr.mr_key),
+                                 vni, rdma_inject_write, FALSE);
         } else {
-            struct fi_msg_rma msg;
-            struct iovec iov = {.iov_base = a->iov_base,.iov_len = len };
-            struct fi_rma_iov riov = {.addr = raddr,.len = len,.key = mr.mr_key };
-            msg.desc = NULL;
-            msg.addr = dest;
-            msg.context = NULL;
-            msg.data = 0;
-            msg.msg_iov = &iov;
-            msg.iov_count = 1;
-            msg.rma_iov = &riov;
-            msg.rma_iov_count = 1;
-            MPIDI_OFI_CALL_RETRY(fi_writemsg(MPIDI_OFI_WIN(win).ep, &msg, FI_DELIVERY_COMPLETE),
-                                 vni, rdma_write, FALSE);
+            mpi_errno = write_rma(win, target, a->iov_base, len, raddr, mr.mr_key, 0,
+                                  FI_DELIVERY_COMPLETE, NULL);
+            MPIR_ERR_CHECK(mpi_errno);
         }
         a->iov_base = (char *) a->iov_base + len;
         a->iov_len -= len;
@@ -406,69 +478,66 @@ int MPIDI_OFI_notify_put(const void *origin_addr, int origin_count,
     int vni = MPIDI_OFI_WIN(win).vni;
     fi_addr_t dest = dest_of(win, target_rank);
     const void *buf = MPIR_get_contig_ptr(origin_addr, origin_true_lb);
+    uint64_t raddr = mr.addr + target_true_lb;
     bool contig = origin_contig && target_contig;
-    /* the notification rides on the data write unless it must wait */
-    bool carry = contig && !nw->qhead[target_rank];
-    uint64_t data_flag = carry ? FI_REMOTE_CQ_DATA : 0;
+    bool waw = nw->waw_ordered;
+    /* The notification rides on the data write unless it must wait: behind
+     * earlier ones to this target, or (completion ordering) for a length
+     * word to be delivered first. */
+    bool carry = contig && !nw->qhead[target_rank] && (waw || nwords == 1);
 
-    if (carry) {
+    if (carry && waw) {
         count_issued(win, nwords - 1);
         for (int i = 0; i < nwords - 1; i++) {
-            mpi_errno = emit_word(win, target_rank, words[i]);
+            mpi_errno = emit_word(win, target_rank, words[i], NULL);
             MPIR_ERR_CHECK(mpi_errno);
         }
     }
     if (contig && (target_bytes > 0 || carry)) {
+        uint64_t data = carry ? words[nwords - 1] : 0;
+        uint64_t flags = carry ? FI_REMOTE_CQ_DATA : 0;
+
         MPIDI_OFI_win_cntr_incr(win);
-        if (target_bytes <= MPIDI_OFI_global.max_buffered_write) {
+        if (!waw) {
+            /* later notifications to this target wait for this write */
+            mpi_errno = write_rma(win, target_rank, buf, target_bytes, raddr, mr.mr_key, data,
+                                  flags, &req);
+        } else if (target_bytes <= MPIDI_OFI_global.max_buffered_write) {
             if (carry)
                 MPIDI_OFI_CALL_RETRY(fi_inject_writedata(MPIDI_OFI_WIN(win).ep, buf,
-                                                         target_bytes, words[nwords - 1], dest,
-                                                         mr.addr + target_true_lb, mr.mr_key),
+                                                         target_bytes, data, dest, raddr,
+                                                         mr.mr_key),
                                      vni, rdma_inject_write, FALSE);
             else
                 MPIDI_OFI_CALL_RETRY(fi_inject_write(MPIDI_OFI_WIN(win).ep, buf, target_bytes,
-                                                     dest, mr.addr + target_true_lb, mr.mr_key),
+                                                     dest, raddr, mr.mr_key),
                                      vni, rdma_inject_write, FALSE);
         } else {
-            struct fi_msg_rma msg;
-            struct iovec iov = {.iov_base = (void *) buf,.iov_len = target_bytes };
-            struct fi_rma_iov riov = {.addr = mr.addr + target_true_lb,.len = target_bytes,
-                .key = mr.mr_key
-            };
-            msg.desc = NULL;
-            msg.addr = dest;
-            msg.context = NULL;
-            msg.data = carry ? words[nwords - 1] : 0;
-            msg.msg_iov = &iov;
-            msg.iov_count = 1;
-            msg.rma_iov = &riov;
-            msg.rma_iov_count = 1;
-            MPIDI_OFI_CALL_RETRY(fi_writemsg(MPIDI_OFI_WIN(win).ep, &msg,
-                                             FI_DELIVERY_COMPLETE | data_flag), vni, rdma_write,
-                                 FALSE);
+            mpi_errno = write_rma(win, target_rank, buf, target_bytes, raddr, mr.mr_key, data,
+                                  FI_DELIVERY_COMPLETE | flags, NULL);
         }
+        MPIR_ERR_CHECK(mpi_errno);
     } else if (!contig && target_bytes > 0) {
         MPI_Aint origin_density, target_density;
         MPIR_Datatype_get_density(origin_datatype, origin_density);
         MPIR_Datatype_get_density(target_datatype, target_density);
-        if (origin_density >= MPIR_CVAR_CH4_IOV_DENSITY_MIN &&
+        if (waw && origin_density >= MPIR_CVAR_CH4_IOV_DENSITY_MIN &&
             target_density >= MPIR_CVAR_CH4_IOV_DENSITY_MIN) {
             /* large pieces: a plain write each; the notification follows */
             mpi_errno = put_pieces(origin_addr, origin_count, origin_datatype, target_count,
-                                   target_datatype, target_bytes, mr, win, dest);
+                                   target_datatype, target_bytes, mr, win, target_rank);
         } else {
             /* small pieces (a write each would be slow, and the sockets
-             * provider crashes under tens of thousands of them): MPICH's
-             * active-message put, whose request completes when the target
-             * has the data; the notification is sent after that, in order */
+             * provider crashes under tens of thousands of them), or pieces
+             * the provider does not order: MPICH's active-message put, whose
+             * request completes when the target has the data; the
+             * notification is sent after that, in order */
             mpi_errno = MPIDIG_mpi_rput(origin_addr, origin_count, origin_datatype, target_rank,
                                         target_disp, target_count, target_datatype, win, &req);
         }
         MPIR_ERR_CHECK(mpi_errno);
     }
-    if (!carry)
-        mpi_errno = notify_after(win, target_rank, words, nwords, req);
+    mpi_errno = notify_after(win, target_rank, words, carry ? 0 : nwords, req);
 
   fn_exit:
     return mpi_errno;
@@ -506,7 +575,7 @@ int MPIDI_OFI_notify_get(void *origin_addr, int origin_count, MPI_Datatype origi
         /* MPIDI_OFI_do_get reads contiguous data with one fi_readmsg, which
          * FI_ORDER_WAR keeps ahead of the notification; anything else is
          * notified once its request says the data is here. */
-        bool ordered = nw->war_ordered && origin_contig && target_contig &&
+        bool ordered = nw->waw_ordered && nw->war_ordered && origin_contig && target_contig &&
             !nw->qhead[target_rank] &&
             (size_t) target_bytes <= MPIDI_OFI_global.prov_use[0]->ep_attr->max_order_war_size;
         mpi_errno = MPIDI_OFI_do_get(origin_addr, origin_count, origin_datatype, target_rank,
@@ -534,9 +603,20 @@ static const char *provider_gap(void)
         return "the provider's cq_data_size is below 8 bytes";
     if (prov->mode & FI_RX_CQ_DATA)
         return "remote CQ data would consume posted receive buffers (FI_RX_CQ_DATA)";
-    if (!(prov->tx_attr->msg_order & FI_ORDER_WAW))
-        return "the provider does not order RMA writes (no FI_ORDER_WAW)";
+    /* Seen with libfabric 1.17: shm answers -FI_EAGAIN to every operation
+     * to a peer while a large send to it waits for its receive, so a
+     * notification sent after its access completes (gets, small-piece puts)
+     * can wait for a receive that waits for it.  No attribute says so. */
+    if (strcmp(prov->fabric_attr->prov_name, "shm") == 0)
+        return "the shm provider holds every write to a peer behind an unmatched large send";
     return NULL;
+}
+
+/* Provider ordering needs FI_ORDER_WAW at every member; see the top. */
+static bool provider_orders_writes(void)
+{
+    return MPIR_CVAR_NOTIFY_OFI_ORDERING != MPIR_CVAR_NOTIFY_OFI_ORDERING_completion &&
+        (MPIDI_OFI_global.prov_use[0]->tx_attr->msg_order & FI_ORDER_WAW);
 }
 
 /* Why this window cannot use the path, decided identically at every member. */
@@ -564,6 +644,7 @@ typedef struct {
     uint64_t free_slots[NSLOTS / 64];
     int has_memory;
     int provider_ok;
+    int waw_ordered;
 } member_info_t;
 
 int MPIDI_OFI_notify_win_init(MPIR_Win * win)
@@ -586,6 +667,7 @@ int MPIDI_OFI_notify_win_init(MPIR_Win * win)
             mine.free_slots[s / 64] |= 1ULL << (s % 64);
     mine.has_memory = (MPIDI_OFI_WIN(win).mr != NULL);
     mine.provider_ok = (provider_gap() == NULL);
+    mine.waw_ordered = provider_orders_writes();
     all = MPL_malloc(n * sizeof(*all), MPL_MEM_RMA);
     MPIR_ERR_CHKANDJUMP1(!all, mpi_errno, MPI_ERR_NO_MEM, "**nomem", "**nomem %s",
                          "notify window info");
@@ -594,8 +676,10 @@ int MPIDI_OFI_notify_win_init(MPIR_Win * win)
     MPIR_ERR_CHECK(mpi_errno);
 
     uint64_t common[NSLOTS / 64];
+    bool waw = true;
     memcpy(common, mine.free_slots, sizeof(common));
     for (int r = 0; r < n; r++) {
+        waw = waw && all[r].waw_ordered;
         if (!all[r].provider_ok)
             gap = provider_gap() ? provider_gap() : "another member's provider lacks a capability";
         for (int i = 0; i < NSLOTS / 64; i++)
@@ -620,6 +704,7 @@ int MPIDI_OFI_notify_win_init(MPIR_Win * win)
     MPIR_ERR_CHKANDJUMP1(!nw->native || !nw->len_in || !nw->qhead || !nw->qtail, mpi_errno,
                          MPI_ERR_NO_MEM, "**nomem", "**nomem %s", "notify window");
     nw->slot = slot;
+    nw->waw_ordered = waw;
     nw->war_ordered = (MPIDI_OFI_global.prov_use[0]->tx_attr->msg_order & FI_ORDER_WAR) != 0;
     for (int r = 0; r < n; r++) {
         /* self and node-local targets keep their own paths; a target without
@@ -640,9 +725,12 @@ int MPIDI_OFI_notify_win_init(MPIR_Win * win)
                     "remote targets\n", win->handle, gap);
         else
             fprintf(stderr, "notify: window %x: libfabric remote CQ data via %s for %d of %d "
-                    "targets, slot %d, inject up to %zu bytes, get notified %s\n", win->handle,
-                    MPIDI_OFI_global.prov_use[0]->fabric_attr->prov_name, nnative, n, slot,
-                    (size_t) MPIDI_OFI_global.max_buffered_write,
+                    "targets, slot %d, inject up to %zu bytes, ordered by %s, get notified "
+                    "%s\n", win->handle, MPIDI_OFI_global.prov_use[0]->fabric_attr->prov_name,
+                    nnative, n, slot, (size_t) MPIDI_OFI_global.max_buffered_write,
+                    MPIDI_OFI_WIN(win).notify->waw_ordered ? "the provider (FI_ORDER_WAW)" :
+                    "completion (one notification in flight per target)",
+                    MPIDI_OFI_WIN(win).notify->waw_ordered &&
                     MPIDI_OFI_WIN(win).notify->war_ordered ?
                     "right after the read (FI_ORDER_WAR)" : "when the read completes");
     }

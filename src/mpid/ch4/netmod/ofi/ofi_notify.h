@@ -12,9 +12,10 @@
 
 struct MPIR_Win;
 
-/* Notified accesses whose data is still in flight (gets; puts of small-piece
- * datatypes), over all windows: MPIDI_NM_progress calls
- * MPIDI_OFI_notify_progress only while this is non-zero. */
+/* Notifications waiting for a write or read in flight (gets; puts of
+ * small-piece datatypes; every step under completion ordering), over all
+ * windows: MPIDI_NM_progress calls MPIDI_OFI_notify_progress only while this
+ * is non-zero. */
 extern int MPIDI_OFI_notify_waiting;
 
 /* window life cycle, from the OFI window hooks (collective) */
