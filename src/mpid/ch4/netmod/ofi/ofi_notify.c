@@ -199,7 +199,8 @@ static int write_rma(MPIR_Win * win, int target, const void *buf, size_t len, ui
     };
 
     if (track) {
-        /* MPICH's chunk event completes the request (ofi_events.c) */
+        /* MPICH's chunk event completes the request (ofi_events.c); not
+         * MPIDI_OFI_INIT_CHUNK_CONTEXT, which would count the write again */
         MPIDI_OFI_chunk_request *creq = MPL_malloc(sizeof(*creq), MPL_MEM_RMA);
         MPIR_ERR_CHKANDJUMP1(!creq, mpi_errno, MPI_ERR_NO_MEM, "**nomem", "**nomem %s",
                              "notify write context");
