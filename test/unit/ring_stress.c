@@ -32,8 +32,8 @@ static void *producer(void *arg)
         c->src = id;
         c->nseq = (uint32_t) i;
         c->bytes = 8;
-        /* payload: the sequence number again, to catch torn cells */
-        memcpy(c->payload, &i, sizeof(i));
+        /* the tag: the sequence number again, to catch torn cells */
+        c->tag = i;
         notify_ring_publish(c, pos);
     }
     return NULL;
@@ -64,14 +64,13 @@ int main(int argc, char **argv)
             sched_yield();
             continue;
         }
-        int src = c->src, seq = (int) c->nseq, pay;
-        memcpy(&pay, c->payload, sizeof(pay));
+        int src = c->src, seq = (int) c->nseq, pay = c->tag;
         notify_ring_release(c, head, size);
         head++;
         got++;
         if (src < 0 || src >= nprod || seq != next[src] || pay != seq) {
             if (errors++ < 5)
-                fprintf(stderr, "cell %ld: producer %d seq %d payload %d (want seq %d)\n", got,
+                fprintf(stderr, "cell %ld: producer %d seq %d tag %d (want seq %d)\n", got,
                         src, seq, pay, src >= 0 && src < nprod ? next[src] : -1);
         } else
             next[src]++;

@@ -19,17 +19,19 @@
 #include <stdint.h>
 #include <stddef.h>
 
-#define NOTIFY_RING_INLINE_CAP 32
 #define NOTIFY_RING_LINE 64
 
 typedef struct {
     _Atomic uint32_t turn;
     uint32_t nseq;              /* issue order, for MPIR_Notify_arrive */
     int32_t src;                /* origin rank in the window's group */
-    uint32_t tag_flags;         /* tag | flags */
+    int32_t tag;
     uint64_t bytes;             /* bytes accessed */
-    uint64_t offset;            /* inline put: byte offset in the target's window */
-    char payload[NOTIFY_RING_INLINE_CAP];
+    /* A whole line per cell, so producers of neighbouring cells do not share
+     * one.  No payload travels here: a put's data goes straight to target
+     * memory before the cell is published, as MPI_Put's must be there by the
+     * origin's flush, whatever the target does meanwhile. */
+    char pad[40];
 } notify_cell_t;
 
 _Static_assert(sizeof(notify_cell_t) == NOTIFY_RING_LINE, "a notification cell is one cache line");
@@ -83,8 +85,8 @@ static inline notify_cell_t *notify_ring_claim(notify_ring_t * ring, uint32_t ma
 }
 
 /* Producer: hand the filled cell to the consumer.  Release: every write the
- * producer made before (the cell's fields and payload, and for a non-inline
- * put the copy into target memory; for a get, its reads of target memory)
+ * producer made before (the cell's fields, and for a put its copy into
+ * target memory; for a get, its reads of target memory)
  * happens before the consumer's acquire load of turn. */
 static inline void notify_ring_publish(notify_cell_t * c, uint32_t pos)
 {

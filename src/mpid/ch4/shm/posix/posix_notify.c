@@ -24,23 +24,9 @@ cvars:
         shared-memory window; rounded up to a power of two, at least 2.  A
         full ring makes the origin drive progress and retry.
 
-    - name        : MPIR_CVAR_NOTIFY_SHM_INLINE_MAX
-      category    : NOTIFY
-      type        : int
-      default     : 32
-      class       : none
-      verbosity   : MPI_T_VERBOSITY_USER_BASIC
-      scope       : MPI_T_SCOPE_ALL_EQ
-      description : >-
-        Largest notified put (bytes, at most 32) whose payload travels inside
-        the ring cell; larger puts are copied straight into target memory.
-        0 disables inline payloads.
-
 === END_MPI_T_CVAR_INFO_BLOCK ===
 */
 
-#define CELL_FLAG_INLINE (1u << 31)
-#define CELL_TAG_MASK ((1u << MPIR_NOTIFY_TAG_BITS) - 1)
 
 struct MPIDI_POSIX_notify_rings {
     MPIR_Win *win;
@@ -49,7 +35,6 @@ struct MPIDI_POSIX_notify_rings {
     size_t ring_bytes;
     uint32_t size, mask;
     uint32_t head;              /* consumer position: only the owner touches it */
-    int inline_max;
     struct MPIDI_POSIX_notify_rings *next, *prev;
 };
 
@@ -75,7 +60,6 @@ int MPIDI_POSIX_notify_win_init(MPIR_Win * win, MPIR_Comm * shm_comm)
         r->size <<= 1;
     r->mask = r->size - 1;
     r->ring_bytes = notify_ring_bytes(r->size);
-    r->inline_max = MPL_MIN(MPL_MAX(MPIR_CVAR_NOTIFY_SHM_INLINE_MAX, 0), NOTIFY_RING_INLINE_CAP);
     r->win = win;
 
     /* collective over the processes that share the window memory */
@@ -92,8 +76,7 @@ int MPIDI_POSIX_notify_win_init(MPIR_Win * win, MPIR_Comm * shm_comm)
     }
     if (MPIR_CVAR_NOTIFY_VERBOSE && shm_comm->rank == 0)
         fprintf(stderr, "notify: window %x: shared-memory rings for %d local processes "
-                "(%u cells, inline up to %d bytes)%s\n", win->handle, shm_comm->local_size,
-                r->size, r->inline_max,
+                "(%u cells)%s\n", win->handle, shm_comm->local_size, r->size,
                 MPIR_CVAR_NOTIFY_FORCE_GENERIC ? ", unused: generic path forced" : "");
 
     /* Initialise my own ring; the barrier that ends window creation (ch4
@@ -144,11 +127,9 @@ static int drain(struct MPIDI_POSIX_notify_rings *r)
 
     while ((c = notify_ring_peek(r->mine, r->mask, r->head))) {
         int src = c->src;
-        int tag = (int) (c->tag_flags & CELL_TAG_MASK);
+        int tag = c->tag;
         uint32_t nseq = c->nseq;
         MPI_Aint bytes = (MPI_Aint) c->bytes;
-        if (c->tag_flags & CELL_FLAG_INLINE)
-            memcpy((char *) r->win->base + c->offset, c->payload, bytes);
         notify_ring_release(c, r->head, r->size);
         r->head++;
         mpi_errno = MPIR_Notify_arrive(r->win, src, tag, bytes, nseq);
@@ -204,7 +185,7 @@ static int claim_cell(struct MPIDI_POSIX_notify_rings *r, int intra, MPIR_Win * 
     if (mpi_errno == MPI_SUCCESS) {
         (*c)->nseq = nseq;
         (*c)->src = win->comm_ptr->rank;
-        (*c)->tag_flags = (uint32_t) tag;
+        (*c)->tag = tag;
         (*c)->bytes = (uint64_t) bytes;
     }
     return mpi_errno;
@@ -256,8 +237,7 @@ int MPIDI_POSIX_notify_put(const void *origin_addr, int origin_count,
     void *base;
     notify_cell_t *c;
     uint32_t pos, nseq;
-    MPI_Aint bytes, true_lb;
-    int contig;
+    MPI_Aint bytes;
 
     *done = false;
     if (!fast_target(win, target_rank, &r, &intra, &base, &disp_unit))
@@ -266,32 +246,33 @@ int MPIDI_POSIX_notify_put(const void *origin_addr, int origin_count,
 
     MPIDIG_RMA_OP_CHECK_SYNC(target_rank, win);
     MPIDI_Datatype_check_size(origin_datatype, origin_count, bytes);
-    mpi_errno = MPIR_Notify_next_seq(win, target_rank, &nseq);
-    MPIR_ERR_CHECK(mpi_errno);
 
-    MPI_Aint offset = disp_unit * target_disp;
-    MPIR_Datatype_is_contig(target_datatype, &contig);
-    bool inline_ok = bytes <= r->inline_max && contig;
-    if (!inline_ok && bytes > 0) {
-        /* straight into target memory; published by notify_ring_publish() */
-        mpi_errno = MPIR_Localcopy(origin_addr, origin_count, origin_datatype,
-                                   (char *) base + offset, target_count, target_datatype);
-        MPIR_ERR_CHECK(mpi_errno);
-    }
-
-    mpi_errno = claim_cell(r, intra, win, tag, bytes, nseq, &c, &pos);
-    MPIR_ERR_CHECK(mpi_errno);
-    if (inline_ok) {
-        MPIR_Datatype_get_true_lb(target_datatype, &true_lb);
-        c->tag_flags |= CELL_FLAG_INLINE;
-        c->offset = (uint64_t) (offset + true_lb);
-        if (bytes > 0) {
-            MPI_Aint packed;
-            mpi_errno = MPIR_Typerep_pack(origin_addr, origin_count, origin_datatype, 0,
-                                          c->payload, bytes, &packed);
+    /* The data goes into target memory now, before the cell is published:
+     * like MPI_Put's, it must be there when the origin's flush returns, not
+     * when the target next drains its ring.  Small contiguous copies skip
+     * the datatype engine. */
+    if (bytes > 0) {
+        char *dst = (char *) base + disp_unit * target_disp;
+        int ocontig, tcontig;
+        MPIR_Datatype_is_contig(origin_datatype, &ocontig);
+        MPIR_Datatype_is_contig(target_datatype, &tcontig);
+        if (ocontig && tcontig) {
+            MPI_Aint olb, tlb;
+            MPIR_Datatype_get_true_lb(origin_datatype, &olb);
+            MPIR_Datatype_get_true_lb(target_datatype, &tlb);
+            memcpy(dst + tlb, (const char *) origin_addr + olb, bytes);
+        } else {
+            mpi_errno = MPIR_Localcopy(origin_addr, origin_count, origin_datatype,
+                                       dst, target_count, target_datatype);
             MPIR_ERR_CHECK(mpi_errno);
         }
     }
+
+    /* numbered only once nothing can fail before the cell is published */
+    mpi_errno = MPIR_Notify_next_seq(win, target_rank, &nseq);
+    MPIR_ERR_CHECK(mpi_errno);
+    mpi_errno = claim_cell(r, intra, win, tag, bytes, nseq, &c, &pos);
+    MPIR_ERR_CHECK(mpi_errno);
     notify_ring_publish(c, pos);
   fn_exit:
     return mpi_errno;
@@ -318,16 +299,13 @@ int MPIDI_POSIX_notify_get(void *origin_addr, int origin_count, MPI_Datatype ori
 
     MPIDIG_RMA_OP_CHECK_SYNC(target_rank, win);
     MPIDI_Datatype_check_size(target_datatype, target_count, bytes);
-    mpi_errno = MPIR_Notify_next_seq(win, target_rank, &nseq);
-    MPIR_ERR_CHECK(mpi_errno);
     if (bytes > 0) {
         int ocontig, tcontig;
-        MPI_Aint olb, tlb, obytes;
+        MPI_Aint olb, tlb;
         char *src = (char *) base + disp_unit * target_disp;
         MPIR_Datatype_is_contig(origin_datatype, &ocontig);
         MPIR_Datatype_is_contig(target_datatype, &tcontig);
-        MPIDI_Datatype_check_size(origin_datatype, origin_count, obytes);
-        if (ocontig && tcontig && obytes >= bytes) {
+        if (ocontig && tcontig) {
             MPIR_Datatype_get_true_lb(origin_datatype, &olb);
             MPIR_Datatype_get_true_lb(target_datatype, &tlb);
             copy_from_shared((char *) origin_addr + olb, src + tlb, bytes);
@@ -337,6 +315,8 @@ int MPIDI_POSIX_notify_get(void *origin_addr, int origin_count, MPI_Datatype ori
             MPIR_ERR_CHECK(mpi_errno);
         }
     }
+    mpi_errno = MPIR_Notify_next_seq(win, target_rank, &nseq);
+    MPIR_ERR_CHECK(mpi_errno);
     mpi_errno = claim_cell(r, intra, win, tag, bytes, nseq, &c, &pos);
     MPIR_ERR_CHECK(mpi_errno);
     notify_ring_publish(c, pos);

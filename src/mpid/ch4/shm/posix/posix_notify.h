@@ -5,10 +5,9 @@
  * MPI_Win_allocate_shared), every process owns one bounded multi-producer /
  * single-consumer ring of 64-byte cells in a second shared segment of the
  * window.  A node-local origin of a notified access
- *   - put, small and contiguous at the target: writes the payload into the
- *     cell itself (the target copies it into its window when draining);
- *   - put, otherwise: copies straight into target memory, then publishes the
- *     cell with a release store;
+ *   - put: copies straight into target memory, then publishes the cell with a
+ *     release store (the data is in place by the origin's flush, as for
+ *     MPI_Put);
  *   - get: reads target memory directly, then publishes the cell (the target
  *     learns its buffer is free).
  * The target drains its rings from MPIDI_POSIX_progress and hands every cell
