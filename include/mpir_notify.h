@@ -68,6 +68,7 @@ int MPIR_Notify_win_free_check(struct MPIR_Win *win);
 /* --- transports --- */
 /* Origin: next sequence number for a notified access to target (per window). */
 int MPIR_Notify_next_seq(struct MPIR_Win *win, int target, uint32_t * seq);
+void MPIR_Notify_unnumber(struct MPIR_Win *win, int target, uint32_t seq);
 /* Target: the access (src, tag, bytes, seq) is complete in target memory. */
 int MPIR_Notify_arrive(struct MPIR_Win *win, int src, int tag, MPI_Aint bytes, uint32_t seq);
 /* Target: same, from a transport that delivers each origin's accesses in order. */

@@ -46,8 +46,9 @@ struct MPIR_Notify_win {
     MPIR_Notify_bucket_t *buckets;
     MPIR_Notify_req_t *wild_head, *wild_tail;
     MPIR_Notify_entry_t *unx_head, *unx_tail;
-    MPIR_Notify_entry_t *pending;
+    MPIR_Notify_entry_t **pending;      /* [origin] parked arrivals, ascending sequence */
     MPIR_Notify_entry_t *free_entries;
+    size_t nfree, nlive;        /* entries on the free list / in use */
     int nreqs;                  /* notify requests bound to the window */
     int nranks;
     uint32_t *send_seq;         /* [target] next sequence number to stamp */
@@ -74,7 +75,10 @@ static int get_state(MPIR_Win * win, struct MPIR_Notify_win **out)
     MPIR_ERR_CHKANDJUMP1(!nw, mpi_errno, MPI_ERR_NO_MEM, "**nomem", "**nomem %s", "notify state");
     nw->nranks = win->comm_ptr->local_size;
     nw->send_seq = MPL_calloc(2 * nw->nranks, sizeof(uint32_t), MPL_MEM_RMA);
-    if (!nw->send_seq) {
+    nw->pending = MPL_calloc(nw->nranks, sizeof(MPIR_Notify_entry_t *), MPL_MEM_RMA);
+    if (!nw->send_seq || !nw->pending) {
+        MPL_free(nw->send_seq);
+        MPL_free(nw->pending);
         MPL_free(nw);
         MPIR_ERR_SETANDJUMP1(mpi_errno, MPI_ERR_NO_MEM, "**nomem", "**nomem %s", "notify state");
     }
@@ -90,15 +94,30 @@ static MPIR_Notify_entry_t *entry_alloc(struct MPIR_Notify_win *nw)
     MPIR_Notify_entry_t *e = nw->free_entries;
     if (e) {
         nw->free_entries = e->next;
-        return e;
+        nw->nfree--;
+    } else {
+        e = MPL_malloc(sizeof(*e), MPL_MEM_RMA);
+        if (!e)
+            return NULL;
     }
-    return MPL_malloc(sizeof(*e), MPL_MEM_RMA);
+    nw->nlive++;
+    return e;
 }
 
+/* The free list keeps at most as many entries as are in use (and a few), so
+ * a burst of unexpected notifications does not pin its memory until
+ * MPI_Win_free. */
+#define FREE_KEEP_MIN 64
 static void entry_release(struct MPIR_Notify_win *nw, MPIR_Notify_entry_t * e)
 {
+    nw->nlive--;
+    if (nw->nfree >= FREE_KEEP_MIN && nw->nfree >= nw->nlive) {
+        MPL_free(e);
+        return;
+    }
     e->next = nw->free_entries;
     nw->free_entries = e;
+    nw->nfree++;
 }
 
 static void entry_list_free(MPIR_Notify_entry_t * e)
@@ -286,10 +305,12 @@ static int unx_insert(struct MPIR_Notify_win *nw, MPIR_Notify_entry_t * e)
 
 static void release_taken(struct MPIR_Notify_win *nw, MPIR_Notify_req_t * r)
 {
-    if (r->taken_head) {
-        r->taken_tail->next = nw->free_entries;
-        nw->free_entries = r->taken_head;
-        r->taken_head = r->taken_tail = NULL;
+    MPIR_Notify_entry_t *e = r->taken_head;
+    r->taken_head = r->taken_tail = NULL;
+    while (e) {
+        MPIR_Notify_entry_t *next = e->next;
+        entry_release(nw, e);
+        e = next;
     }
 }
 
@@ -370,6 +391,16 @@ int MPIR_Notify_next_seq(MPIR_Win * win, int target, uint32_t * seq)
     return mpi_errno;
 }
 
+/* Take back the number of an access that failed before it was handed to
+ * its transport.  Only the latest number can be; every caller takes it back
+ * before it could number another access to the same target. */
+void MPIR_Notify_unnumber(MPIR_Win * win, int target, uint32_t seq)
+{
+    struct MPIR_Notify_win *nw = win->notify;
+    MPIR_Assert(nw && nw->send_seq[target] == seq + 1);
+    nw->send_seq[target] = seq;
+}
+
 int MPIR_Notify_arrive(MPIR_Win * win, int src, int tag, MPI_Aint bytes, uint32_t seq)
 {
     struct MPIR_Notify_win *nw;
@@ -377,17 +408,20 @@ int MPIR_Notify_arrive(MPIR_Win * win, int src, int tag, MPI_Aint bytes, uint32_
     MPIR_ERR_CHECK(mpi_errno);
 
     if (seq != nw->recv_seq[src]) {
-        /* ahead of an earlier access from the same origin: park it */
-        MPIR_Notify_entry_t *e = entry_alloc(nw);
+        /* ahead of an earlier access from the same origin: park it in its
+         * origin's list, sorted by sequence number (arrivals are mostly in
+         * order, so the walk from the head is short) */
+        MPIR_Notify_entry_t *e = entry_alloc(nw), **pp = &nw->pending[src];
         MPIR_ERR_CHKANDJUMP1(!e, mpi_errno, MPI_ERR_NO_MEM, "**nomem", "**nomem %s",
                              "notify entry");
         e->src = src;
         e->tag = tag;
         e->bytes = bytes;
         e->order = seq;
-        e->prev = NULL;
-        e->next = nw->pending;
-        nw->pending = e;
+        while (*pp && (int32_t) ((uint32_t) (*pp)->order - seq) < 0)
+            pp = &(*pp)->next;
+        e->next = *pp;
+        *pp = e;
         goto fn_exit;
     }
 
@@ -395,15 +429,10 @@ int MPIR_Notify_arrive(MPIR_Win * win, int src, int tag, MPI_Aint bytes, uint32_
     MPIR_ERR_CHECK(mpi_errno);
     nw->recv_seq[src]++;
 
-    /* release parked successors of this origin, in order */
-    while (nw->pending) {
-        MPIR_Notify_entry_t **pp = &nw->pending, *e;
-        while (*pp && !((*pp)->src == src && (uint32_t) (*pp)->order == nw->recv_seq[src]))
-            pp = &(*pp)->next;
-        if (!*pp)
-            break;
-        e = *pp;
-        *pp = e->next;
+    /* release this origin's parked successors, in order: O(1) each */
+    MPIR_Notify_entry_t *e;
+    while ((e = nw->pending[src]) && (uint32_t) e->order == nw->recv_seq[src]) {
+        nw->pending[src] = e->next;
         e->order = ++nw->arrival_counter;
         mpi_errno = deliver(nw, e->src, e->tag, e->bytes, e->order, e);
         MPIR_ERR_CHECK(mpi_errno);
@@ -472,6 +501,10 @@ int MPIR_Notify_start(MPIR_Request * req)
     int mpi_errno = MPI_SUCCESS;
     MPIR_Notify_req_t *r = req->u.notify;
     struct MPIR_Notify_win *nw = r->win->notify;
+
+    /* MPI_Startall's checks see every request inactive, so the same request
+     * twice in one call gets here active: it must not be posted twice */
+    MPIR_ERR_CHKANDJUMP(r->active, mpi_errno, MPI_ERR_REQUEST, "**notifyreqdup");
 
     /* take in what the window's transports have completed so far (e.g. ring
      * cells), so a start sees every access that is complete at this point */
@@ -600,12 +633,26 @@ void MPIR_Notify_get_status(MPIR_Request * req, MPI_Status * status)
 
 /* ------------------------------------------------------------------ window */
 
+/* Called by MPI_Win_free before anything is torn down (attributes, error
+ * handler, device state), and collective, so that every process refuses if
+ * any still has notification requests of the window: none enters the
+ * device's barrier alone, and the window stays fully valid. */
 int MPIR_Notify_win_free_check(MPIR_Win * win)
 {
     int mpi_errno = MPI_SUCCESS;
-    if (win->notify && win->notify->nreqs > 0)
-        MPIR_ERR_SET1(mpi_errno, MPI_ERR_WIN, "**notifywinfree", "**notifywinfree %d",
-                      win->notify->nreqs);
+    MPIR_Errflag_t errflag = MPIR_ERR_NONE;
+    int mine = win->notify ? win->notify->nreqs : 0;
+    int holders = 0, has = mine > 0;
+
+    mpi_errno = MPIR_Allreduce(&has, &holders, 1, MPI_INT, MPI_SUM, win->comm_ptr, &errflag);
+    MPIR_ERR_CHECK(mpi_errno);
+    if (mine > 0)
+        MPIR_ERR_SETANDJUMP1(mpi_errno, MPI_ERR_WIN, "**notifywinfree", "**notifywinfree %d",
+                             mine);
+    if (holders > 0)
+        MPIR_ERR_SETANDJUMP1(mpi_errno, MPI_ERR_WIN, "**notifywinfreeany",
+                             "**notifywinfreeany %d", holders);
+  fn_fail:
     return mpi_errno;
 }
 
@@ -619,13 +666,15 @@ void MPIR_Notify_win_destroy(MPIR_Win * win)
     MPIR_Assert(nw->nreqs == 0);
     /* notifications nobody asked for die with the window */
     entry_list_free(nw->unx_head);
-    entry_list_free(nw->pending);
+    for (int r = 0; r < nw->nranks; r++)
+        entry_list_free(nw->pending[r]);
     entry_list_free(nw->free_entries);
     HASH_ITER(hh, nw->buckets, b, tmp) {
         HASH_DELETE(hh, nw->buckets, b);
         MPL_free(b);
     }
     MPL_free(nw->send_seq);
+    MPL_free(nw->pending);
     MPL_free(nw);
     win->notify = NULL;
 }

@@ -56,16 +56,37 @@ cvars:
 === END_MPI_T_CVAR_INFO_BLOCK ===
 */
 
-static int check_counts(MPI_Aint origin_count, MPI_Aint target_count)
+/* Checks every path relies on, made before any path numbers the access, so
+ * that a refused access leaves no gap in its origin's sequence.  They run
+ * even with MPIR_CVAR_ERROR_CHECKING off: a tag outside 24 bits would spill
+ * into other fields of the libfabric CQ word, -1 is the generic path's
+ * "no notification", and the rank indexes per-target arrays. */
+static int check_access(MPIR_Win * win, MPI_Aint src_count, MPI_Datatype src_type,
+                        MPI_Aint dst_count, MPI_Datatype dst_type, int target_rank, int tag,
+                        const char *src_name)
 {
     int mpi_errno = MPI_SUCCESS;
+    MPI_Aint src_bytes, dst_bytes;
+
+    if (unlikely((unsigned) tag > MPIR_NOTIFY_TAG_MAX))
+        MPIR_ERR_SETANDJUMP2(mpi_errno, MPI_ERR_TAG, "**notifytag", "**notifytag %d %d",
+                             tag, MPIR_NOTIFY_TAG_MAX);
+    if (unlikely((unsigned) target_rank >= (unsigned) win->comm_ptr->local_size))
+        MPIR_ERR_SETANDJUMP2(mpi_errno, MPI_ERR_RANK, "**notifytarget", "**notifytarget %d %d",
+                             target_rank, win->comm_ptr->local_size);
     /* the MPIDIG RMA path takes int counts */
-    if (origin_count > INT_MAX)
-        MPIR_ERR_SET1(mpi_errno, MPI_ERR_COUNT, "**too_big_for_input",
-                      "**too_big_for_input %s", "origin_count");
-    else if (target_count > INT_MAX)
-        MPIR_ERR_SET1(mpi_errno, MPI_ERR_COUNT, "**too_big_for_input",
-                      "**too_big_for_input %s", "target_count");
+    if (src_count > INT_MAX || dst_count > INT_MAX)
+        MPIR_ERR_SETANDJUMP1(mpi_errno, MPI_ERR_COUNT, "**too_big_for_input",
+                             "**too_big_for_input %s", "origin_count or target_count");
+    /* the data must fit where it goes (fewer bytes are accepted, as MPI_Put
+     * and MPI_Get do in MPICH) */
+    MPIDI_Datatype_check_size(src_type, src_count, src_bytes);
+    MPIDI_Datatype_check_size(dst_type, dst_count, dst_bytes);
+    if (unlikely(src_bytes > dst_bytes))
+        MPIR_ERR_SETANDJUMP3(mpi_errno, MPI_ERR_TRUNCATE, "**notifytrunc",
+                             "**notifytrunc %s %d %d", src_name, (int) MPL_MIN(src_bytes, INT_MAX),
+                             (int) MPL_MIN(dst_bytes, INT_MAX));
+  fn_fail:
     return mpi_errno;
 }
 
@@ -73,7 +94,8 @@ int MPID_Put_notify(const void *origin_addr, MPI_Aint origin_count,
                     MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp,
                     MPI_Aint target_count, MPI_Datatype target_datatype, MPIR_Win * win, int tag)
 {
-    int mpi_errno = check_counts(origin_count, target_count);
+    int mpi_errno = check_access(win, origin_count, origin_datatype, target_count,
+                                 target_datatype, target_rank, tag, "put origin");
     MPIR_ERR_CHECK(mpi_errno);
 
 #ifndef MPIDI_CH4_DIRECT_NETMOD
@@ -110,7 +132,8 @@ int MPID_Get_notify(void *origin_addr, MPI_Aint origin_count, MPI_Datatype origi
                     int target_rank, MPI_Aint target_disp, MPI_Aint target_count,
                     MPI_Datatype target_datatype, MPIR_Win * win, int tag)
 {
-    int mpi_errno = check_counts(origin_count, target_count);
+    int mpi_errno = check_access(win, target_count, target_datatype, origin_count,
+                                 origin_datatype, target_rank, tag, "get target");
     MPIR_ERR_CHECK(mpi_errno);
 
 #ifndef MPIDI_CH4_DIRECT_NETMOD
@@ -161,6 +184,19 @@ int MPID_Notify_init(MPIR_Win * win, int src_rank, int tag, int expected_count,
     MPIR_Request *req;
     /* on the window's VCI: MPI_Wait polls the VCI of the request */
     int vci = MPIDI_WIN(win, am_vci);
+
+    /* also with error checking off: the rank indexes per-origin state, and a
+     * count below 1 would never complete */
+    if (src_rank != MPI_ANY_SOURCE && src_rank != MPI_PROC_NULL &&
+        (unsigned) src_rank >= (unsigned) win->comm_ptr->local_size)
+        MPIR_ERR_SETANDJUMP2(mpi_errno, MPI_ERR_RANK, "**notifyrank", "**notifyrank %d %d",
+                             src_rank, win->comm_ptr->local_size);
+    if (tag != MPI_ANY_TAG && (unsigned) tag > MPIR_NOTIFY_TAG_MAX)
+        MPIR_ERR_SETANDJUMP2(mpi_errno, MPI_ERR_TAG, "**notifytag", "**notifytag %d %d",
+                             tag, MPIR_NOTIFY_TAG_MAX);
+    if (expected_count < 1)
+        MPIR_ERR_SETANDJUMP1(mpi_errno, MPI_ERR_COUNT, "**notifycount", "**notifycount %d",
+                             expected_count);
 
     MPID_THREAD_CS_ENTER(VCI, MPIDI_VCI(vci).lock);
     MPIDI_CH4_REQUEST_CREATE(req, MPIR_REQUEST_KIND__NOTIFY, vci, 1);

@@ -120,7 +120,10 @@ typedef struct MPIDI_OFI_notify_win {
 } MPIDI_OFI_notify_win_t;
 
 int MPIDI_OFI_notify_waiting;
+unsigned long MPIDI_OFI_notify_dropped;
 static MPIR_Win *slots[NSLOTS];
+/* slots chosen by a window creation that has not yet confirmed them */
+static bool reserved[NSLOTS];
 static pending_t *waiting_head;
 static bool in_progress;
 
@@ -153,8 +156,18 @@ int MPIDI_OFI_notify_cq_data(uint64_t data)
     int src = (int) ((data >> RANK_SHIFT) & MASK(RANK_BITS));
     MPIR_Win *win = slots[slot];
 
-    MPIR_ERR_CHKANDJUMP2(win == NULL || src >= win->comm_ptr->local_size, mpi_errno,
-                         MPI_ERR_INTERN, "**notifyofidata", "**notifyofidata %d %d", slot, src);
+    if (unlikely(win == NULL || src >= win->comm_ptr->local_size)) {
+        /* A word for no window of ours (corrupt, or late for a freed
+         * window): dropped and counted, so that the rest of the completion
+         * batch, MPICH's own entries among them, is still handled. */
+        MPIDI_OFI_notify_dropped++;
+        if (MPIR_CVAR_NOTIFY_VERBOSE)
+            fprintf(stderr, "notify: dropped remote CQ data %#llx (window slot %d, "
+                    "origin %d: no such window here); %lu dropped so far\n",
+                    (unsigned long long) data, slot, src,
+                    MPIDI_OFI_notify_dropped);
+        goto fn_exit;
+    }
     MPIDI_OFI_notify_win_t *nw = MPIDI_OFI_WIN(win).notify;
 
     if (data & LEN_WORD) {
@@ -171,8 +184,6 @@ int MPIDI_OFI_notify_cq_data(uint64_t data)
 
   fn_exit:
     return mpi_errno;
-  fn_fail:
-    goto fn_exit;
 }
 
 /* ------------------------------------------------------------- sending */
@@ -471,7 +482,10 @@ int MPIDI_OFI_notify_put(const void *origin_addr, int origin_count,
                                         origin_bytes, origin_true_lb);
     MPIDI_Datatype_check_contig_size_extent_lb(target_datatype, target_count, target_contig,
                                                target_bytes, target_extent, target_true_lb);
-    int nwords = encode(nw->slot, win->comm_ptr->rank, tag, target_bytes, words);
+    /* what is written: the origin's bytes (check_access made sure they fit) */
+    MPI_Aint bytes = origin_bytes;
+    (void) target_bytes;
+    int nwords = encode(nw->slot, win->comm_ptr->rank, tag, bytes, words);
 
     MPIDI_OFI_target_mr_t mr;
     MPIDI_OFI_prepare_target_mr(target_rank, target_disp, target_extent, target_true_lb,
@@ -494,31 +508,31 @@ int MPIDI_OFI_notify_put(const void *origin_addr, int origin_count,
             MPIR_ERR_CHECK(mpi_errno);
         }
     }
-    if (contig && (target_bytes > 0 || carry)) {
+    if (contig && (bytes > 0 || carry)) {
         uint64_t data = carry ? words[nwords - 1] : 0;
         uint64_t flags = carry ? FI_REMOTE_CQ_DATA : 0;
 
         MPIDI_OFI_win_cntr_incr(win);
         if (!waw) {
             /* later notifications to this target wait for this write */
-            mpi_errno = write_rma(win, target_rank, buf, target_bytes, raddr, mr.mr_key, data,
+            mpi_errno = write_rma(win, target_rank, buf, bytes, raddr, mr.mr_key, data,
                                   flags, &req);
-        } else if (target_bytes <= MPIDI_OFI_global.max_buffered_write) {
+        } else if (bytes <= MPIDI_OFI_global.max_buffered_write) {
             if (carry)
                 MPIDI_OFI_CALL_RETRY(fi_inject_writedata(MPIDI_OFI_WIN(win).ep, buf,
-                                                         target_bytes, data, dest, raddr,
+                                                         bytes, data, dest, raddr,
                                                          mr.mr_key),
                                      vni, rdma_inject_write, FALSE);
             else
-                MPIDI_OFI_CALL_RETRY(fi_inject_write(MPIDI_OFI_WIN(win).ep, buf, target_bytes,
+                MPIDI_OFI_CALL_RETRY(fi_inject_write(MPIDI_OFI_WIN(win).ep, buf, bytes,
                                                      dest, raddr, mr.mr_key),
                                      vni, rdma_inject_write, FALSE);
         } else {
-            mpi_errno = write_rma(win, target_rank, buf, target_bytes, raddr, mr.mr_key, data,
+            mpi_errno = write_rma(win, target_rank, buf, bytes, raddr, mr.mr_key, data,
                                   FI_DELIVERY_COMPLETE | flags, NULL);
         }
         MPIR_ERR_CHECK(mpi_errno);
-    } else if (!contig && target_bytes > 0) {
+    } else if (!contig && bytes > 0) {
         MPI_Aint origin_density, target_density;
         MPIR_Datatype_get_density(origin_datatype, origin_density);
         MPIR_Datatype_get_density(target_datatype, target_density);
@@ -526,7 +540,7 @@ int MPIDI_OFI_notify_put(const void *origin_addr, int origin_count,
             target_density >= MPIR_CVAR_CH4_IOV_DENSITY_MIN) {
             /* large pieces: a plain write each; the notification follows */
             mpi_errno = put_pieces(origin_addr, origin_count, origin_datatype, target_count,
-                                   target_datatype, target_bytes, mr, win, target_rank);
+                                   target_datatype, bytes, mr, win, target_rank);
         } else {
             /* small pieces (a write each would be slow, and the sockets
              * provider crashes under tens of thousands of them), or pieces
@@ -594,23 +608,44 @@ int MPIDI_OFI_notify_get(void *origin_addr, int origin_count, MPI_Datatype origi
 
 /* ------------------------------------------------------------- windows */
 
-/* Why the provider cannot carry notifications, or NULL. */
-static const char *provider_gap(void)
-{
-    struct fi_info *prov = MPIDI_OFI_global.prov_use[0];
-    if (!(prov->caps & FI_RMA))
-        return "the provider has no FI_RMA";
-    if (prov->domain_attr->cq_data_size < sizeof(uint64_t))
-        return "the provider's cq_data_size is below 8 bytes";
-    if (prov->mode & FI_RX_CQ_DATA)
-        return "remote CQ data would consume posted receive buffers (FI_RX_CQ_DATA)";
+/* Why a member cannot use the path.  Members exchange the code, so every
+ * member decides the same, whatever it sees locally. */
+enum gap {
+    GAP_NONE, GAP_FORCED, GAP_NO_RMA, GAP_DYNAMIC, GAP_UNREGISTERED, GAP_OWN_EP, GAP_TOO_MANY,
+    GAP_PROV_RMA, GAP_PROV_CQ_DATA, GAP_PROV_RX_CQ_DATA, GAP_PROV_SHM, GAP_NO_SLOT
+};
+
+static const char *const gap_text[] = {
+    [GAP_NONE] = NULL,
+    [GAP_FORCED] = "generic path forced",
+    [GAP_NO_RMA] = "RMA is disabled in the OFI netmod",
+    [GAP_DYNAMIC] = "dynamic window (memory registered per attach)",
+    [GAP_UNREGISTERED] = "window memory is not registered with the provider",
+    [GAP_OWN_EP] = "the window has its own endpoint, opened without write ordering",
+    [GAP_TOO_MANY] = "more than 2^20 processes",
+    [GAP_PROV_RMA] = "the provider has no FI_RMA",
+    [GAP_PROV_CQ_DATA] = "the provider's cq_data_size is below 8 bytes",
+    [GAP_PROV_RX_CQ_DATA] = "remote CQ data would consume posted receive buffers (FI_RX_CQ_DATA)",
     /* Seen with libfabric 1.17: shm answers -FI_EAGAIN to every operation
      * to a peer while a large send to it waits for its receive, so a
      * notification sent after its access completes (gets, small-piece puts)
      * can wait for a receive that waits for it.  No attribute says so. */
+    [GAP_PROV_SHM] = "the shm provider holds every write to a peer behind an unmatched large send",
+    [GAP_NO_SLOT] = "all 256 window slots are in use",
+};
+
+static enum gap provider_gap(void)
+{
+    struct fi_info *prov = MPIDI_OFI_global.prov_use[0];
+    if (!(prov->caps & FI_RMA))
+        return GAP_PROV_RMA;
+    if (prov->domain_attr->cq_data_size < sizeof(uint64_t))
+        return GAP_PROV_CQ_DATA;
+    if (prov->mode & FI_RX_CQ_DATA)
+        return GAP_PROV_RX_CQ_DATA;
     if (strcmp(prov->fabric_attr->prov_name, "shm") == 0)
-        return "the shm provider holds every write to a peer behind an unmatched large send";
-    return NULL;
+        return GAP_PROV_SHM;
+    return GAP_NONE;
 }
 
 /* Provider ordering needs FI_ORDER_WAW at every member; see the top. */
@@ -620,91 +655,130 @@ static bool provider_orders_writes(void)
         (MPIDI_OFI_global.prov_use[0]->tx_attr->msg_order & FI_ORDER_WAW);
 }
 
-/* Why this window cannot use the path, decided identically at every member. */
-static const char *window_gap(MPIR_Win * win)
+/* What this member sees of the window and its provider. */
+static enum gap local_gap(MPIR_Win * win)
 {
     int ctx_idx = MPIDI_OFI_get_ctx_index(NULL, MPIDI_OFI_WIN(win).vni, 0);
     if (MPIR_CVAR_NOTIFY_FORCE_GENERIC || MPIR_CVAR_NOTIFY_OFI_PATH ==
         MPIR_CVAR_NOTIFY_OFI_PATH_generic)
-        return "generic path forced";
+        return GAP_FORCED;
     if (!MPIDI_OFI_ENABLE_RMA)
-        return "RMA is disabled in the OFI netmod";
+        return GAP_NO_RMA;
     if (win->create_flavor == MPI_WIN_FLAVOR_DYNAMIC)
-        return "dynamic window (memory registered per attach)";
+        return GAP_DYNAMIC;
     if (!(MPIDI_WIN(win, winattr) & MPIDI_WINATTR_NM_REACHABLE))
-        return "window memory is not registered with the provider";
+        return GAP_UNREGISTERED;
     if (MPIDI_OFI_WIN(win).ep != MPIDI_OFI_global.ctx[ctx_idx].tx)
-        return "the window has its own endpoint, opened without write ordering";
+        return GAP_OWN_EP;
     if (win->comm_ptr->local_size > (1 << RANK_BITS))
-        return "more than 2^20 processes";
-    return NULL;
+        return GAP_TOO_MANY;
+    return provider_gap();
 }
 
 /* What each member contributes at window creation. */
 typedef struct {
     uint64_t free_slots[NSLOTS / 64];
+    int gap;
     int has_memory;
-    int provider_ok;
     int waw_ordered;
 } member_info_t;
 
-int MPIDI_OFI_notify_win_init(MPIR_Win * win)
+/* Every member joins the same collectives whatever it sees locally (a member
+ * that skipped them would hang the others).  The slot is reserved here before
+ * the members confirm it: the collectives release the global lock, so a
+ * window created meanwhile by another thread must not pick it too. */
+static int agree(MPIR_Win * win, member_info_t * all, enum gap *gap_out, int *slot_out)
 {
     int mpi_errno = MPI_SUCCESS;
     MPIR_Errflag_t errflag = MPIR_ERR_NONE;
     MPIR_Comm *comm = win->comm_ptr;
     int n = comm->local_size;
-    const char *gap = window_gap(win);
-    member_info_t mine, *all = NULL;
+    member_info_t mine;
+
+    for (;;) {
+        memset(&mine, 0, sizeof(mine));
+        mine.gap = local_gap(win);
+        for (int s = 0; s < NSLOTS; s++)
+            if (!slots[s] && !reserved[s])
+                mine.free_slots[s / 64] |= 1ULL << (s % 64);
+        mine.has_memory = (MPIDI_OFI_WIN(win).mr != NULL);
+        mine.waw_ordered = provider_orders_writes();
+        mpi_errno = MPIR_Allgather(&mine, sizeof(mine), MPI_BYTE, all, sizeof(mine), MPI_BYTE,
+                                   comm, &errflag);
+        MPIR_ERR_CHECK(mpi_errno);
+
+        enum gap gap = GAP_NONE;
+        uint64_t common[NSLOTS / 64];
+        memset(common, 0xff, sizeof(common));
+        for (int r = 0; r < n; r++) {
+            if (gap == GAP_NONE)
+                gap = (enum gap) all[r].gap;
+            for (int i = 0; i < NSLOTS / 64; i++)
+                common[i] &= all[r].free_slots[i];
+        }
+        int slot = -1;
+        for (int s = 0; s < NSLOTS && slot < 0; s++)
+            if (common[s / 64] & (1ULL << (s % 64)))
+                slot = s;
+        if (gap == GAP_NONE && slot < 0)
+            gap = GAP_NO_SLOT;
+        *gap_out = gap;
+        *slot_out = slot;
+        if (gap != GAP_NONE)
+            return MPI_SUCCESS;
+
+        /* reserve, then confirm at every member */
+        int mine_ok = !slots[slot] && !reserved[slot], all_ok = 0;
+        if (mine_ok)
+            reserved[slot] = true;
+        mpi_errno = MPIR_Allreduce(&mine_ok, &all_ok, 1, MPI_INT, MPI_LAND, comm, &errflag);
+        if (mine_ok)
+            reserved[slot] = false;
+        MPIR_ERR_CHECK(mpi_errno);
+        if (all_ok) {
+            slots[slot] = win;  /* recorded under the same lock hold as the check */
+            return MPI_SUCCESS;
+        }
+        /* taken meanwhile somewhere: every member tries again */
+    }
+  fn_fail:
+    return mpi_errno;
+}
+
+int MPIDI_OFI_notify_win_init(MPIR_Win * win)
+{
+    int mpi_errno = MPI_SUCCESS;
+    MPIR_Comm *comm = win->comm_ptr;
+    int n = comm->local_size;
+    member_info_t *all = NULL;
+    enum gap gap = GAP_NONE;
     int slot = -1, nnative = 0;
 
     MPIDI_OFI_WIN(win).notify = NULL;
-    if (gap)
-        goto report;
-
-    memset(&mine, 0, sizeof(mine));
-    for (int s = 0; s < NSLOTS; s++)
-        if (!slots[s])
-            mine.free_slots[s / 64] |= 1ULL << (s % 64);
-    mine.has_memory = (MPIDI_OFI_WIN(win).mr != NULL);
-    mine.provider_ok = (provider_gap() == NULL);
-    mine.waw_ordered = provider_orders_writes();
     all = MPL_malloc(n * sizeof(*all), MPL_MEM_RMA);
     MPIR_ERR_CHKANDJUMP1(!all, mpi_errno, MPI_ERR_NO_MEM, "**nomem", "**nomem %s",
                          "notify window info");
-    mpi_errno = MPIR_Allgather(&mine, sizeof(mine), MPI_BYTE, all, sizeof(mine), MPI_BYTE,
-                               comm, &errflag);
+    mpi_errno = agree(win, all, &gap, &slot);
     MPIR_ERR_CHECK(mpi_errno);
-
-    uint64_t common[NSLOTS / 64];
-    bool waw = true;
-    memcpy(common, mine.free_slots, sizeof(common));
-    for (int r = 0; r < n; r++) {
-        waw = waw && all[r].waw_ordered;
-        if (!all[r].provider_ok)
-            gap = provider_gap() ? provider_gap() : "another member's provider lacks a capability";
-        for (int i = 0; i < NSLOTS / 64; i++)
-            common[i] &= all[r].free_slots[i];
-    }
-    for (int s = 0; s < NSLOTS && slot < 0; s++)
-        if (common[s / 64] & (1ULL << (s % 64)))
-            slot = s;
-    if (!gap && slot < 0)
-        gap = "all 256 window slots are in use";
-    if (gap)
+    if (gap != GAP_NONE)
         goto report;
 
+    bool waw = true;
+    for (int r = 0; r < n; r++)
+        waw = waw && all[r].waw_ordered;
     MPIDI_OFI_notify_win_t *nw = MPL_calloc(1, sizeof(*nw), MPL_MEM_RMA);
+    if (!nw)
+        slots[slot] = NULL;
     MPIR_ERR_CHKANDJUMP1(!nw, mpi_errno, MPI_ERR_NO_MEM, "**nomem", "**nomem %s",
                          "notify window");
+    nw->slot = slot;
+    MPIDI_OFI_WIN(win).notify = nw;
     nw->native = MPL_calloc(n, 1, MPL_MEM_RMA);
     nw->len_in = MPL_calloc(n, sizeof(uint64_t), MPL_MEM_RMA);
     nw->qhead = MPL_calloc(n, sizeof(pending_t *), MPL_MEM_RMA);
     nw->qtail = MPL_calloc(n, sizeof(pending_t *), MPL_MEM_RMA);
-    MPIDI_OFI_WIN(win).notify = nw;
     MPIR_ERR_CHKANDJUMP1(!nw->native || !nw->len_in || !nw->qhead || !nw->qtail, mpi_errno,
                          MPI_ERR_NO_MEM, "**nomem", "**nomem %s", "notify window");
-    nw->slot = slot;
     nw->waw_ordered = waw;
     nw->war_ordered = (MPIDI_OFI_global.prov_use[0]->tx_attr->msg_order & FI_ORDER_WAR) != 0;
     for (int r = 0; r < n; r++) {
@@ -717,13 +791,12 @@ int MPIDI_OFI_notify_win_init(MPIR_Win * win)
         nw->native[r] = all[r].has_memory && !local;
         nnative += nw->native[r];
     }
-    slots[slot] = win;
 
   report:
     if (MPIR_CVAR_NOTIFY_VERBOSE && comm->rank == 0) {
-        if (gap)
+        if (gap != GAP_NONE)
             fprintf(stderr, "notify: window %x: libfabric path off (%s): generic path for "
-                    "remote targets\n", win->handle, gap);
+                    "remote targets\n", win->handle, gap_text[gap]);
         else
             fprintf(stderr, "notify: window %x: libfabric remote CQ data via %s for %d of %d "
                     "targets, slot %d, inject up to %zu bytes, ordered by %s, get notified "
@@ -738,13 +811,13 @@ int MPIDI_OFI_notify_win_init(MPIR_Win * win)
     /* Forced on a window that cannot use it: the window is still created
      * (MPICH does not unwind a failed window hook), but notified accesses
      * that would cross the netmod fail with the reason. */
-    if (gap && MPIR_CVAR_NOTIFY_OFI_PATH == MPIR_CVAR_NOTIFY_OFI_PATH_native &&
+    if (gap != GAP_NONE && MPIR_CVAR_NOTIFY_OFI_PATH == MPIR_CVAR_NOTIFY_OFI_PATH_native &&
         !MPIR_CVAR_NOTIFY_FORCE_GENERIC) {
         MPIDI_OFI_notify_win_t *off = MPL_calloc(1, sizeof(*off), MPL_MEM_RMA);
         MPIR_ERR_CHKANDJUMP1(!off, mpi_errno, MPI_ERR_NO_MEM, "**nomem", "**nomem %s",
                              "notify window");
         off->slot = -1;
-        off->gap = gap;
+        off->gap = gap_text[gap];
         MPIDI_OFI_WIN(win).notify = off;
     }
 

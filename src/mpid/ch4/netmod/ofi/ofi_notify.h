@@ -17,6 +17,8 @@ struct MPIR_Win;
  * windows: MPIDI_NM_progress calls MPIDI_OFI_notify_progress only while this
  * is non-zero. */
 extern int MPIDI_OFI_notify_waiting;
+/* remote CQ data words that named no window here (dropped, counted) */
+extern unsigned long MPIDI_OFI_notify_dropped;
 
 /* window life cycle, from the OFI window hooks (collective) */
 int MPIDI_OFI_notify_win_init(struct MPIR_Win *win);
