@@ -593,9 +593,24 @@ int MPIDI_OFI_notify_get(void *origin_addr, int origin_count, MPI_Datatype origi
         bool ordered = nw->waw_ordered && nw->war_ordered && origin_contig && target_contig &&
             !nw->qhead[target_rank] &&
             (size_t) target_bytes <= MPIDI_OFI_global.prov_use[0]->ep_attr->max_order_war_size;
-        mpi_errno = MPIDI_OFI_do_get(origin_addr, origin_count, origin_datatype, target_rank,
-                                     target_disp, target_count, target_datatype, win, av,
-                                     MPIDI_WIN(win, winattr), ordered ? NULL : &req);
+        MPI_Aint origin_density, target_density;
+        MPIR_Datatype_get_density(origin_datatype, origin_density);
+        MPIR_Datatype_get_density(target_datatype, target_density);
+        if (!(origin_contig && target_contig) &&
+            (origin_density < MPIR_CVAR_CH4_IOV_DENSITY_MIN ||
+             target_density < MPIR_CVAR_CH4_IOV_DENSITY_MIN)) {
+            /* MPIDI_OFI_do_get would pack these (MPICH 4.0.2 then neither
+             * creates the request nor may keep a pointer to ours: the
+             * pieces are issued later from progress), or fall back to the
+             * active-message get anyway: take that get directly. */
+            mpi_errno = MPIDIG_mpi_rget(origin_addr, origin_count, origin_datatype, target_rank,
+                                        target_disp, target_count, target_datatype, win, &req);
+        } else {
+            mpi_errno = MPIDI_OFI_do_get(origin_addr, origin_count, origin_datatype,
+                                         target_rank, target_disp, target_count,
+                                         target_datatype, win, av, MPIDI_WIN(win, winattr),
+                                         ordered ? NULL : &req);
+        }
         MPIR_ERR_CHECK(mpi_errno);
     }
     mpi_errno = notify_after(win, target_rank, words, nwords, req);
