@@ -7,9 +7,12 @@
  *     order.  A lookup reads one bucket head and the wildcard list up to the
  *     first request started later than that head, so its cost does not grow
  *     with the number of posted exact requests.
- *   - unexpected notifications: one list in arrival order (for wildcard
- *     starts) and the same entries threaded through their (src, tag) bucket
- *     (for exact starts).
+ *   - unexpected notifications: one list in arrival order, and the same
+ *     entries threaded through three index lists (by (src, tag), by src, by
+ *     tag), so a start of any kind takes each match in O(1).  An entry costs
+ *     MPIR_Notify_entry_size() bytes (112 on x86-64) plus its share of the
+ *     buckets (at most three per distinct (src, tag)); idle entries are
+ *     freed down to the number in use (entry_release).
  *   - ordering: origins stamp each notified access with a per-(window,
  *     target) sequence number; arrivals ahead of their turn wait in a short
  *     pending list, so transports whose data completions can reorder (large
@@ -23,18 +26,33 @@
 #include "mpiimpl.h"
 #include "uthash.h"
 
+/* The unexpected queue is indexed three ways, so that a start of any kind
+ * takes its matches from the head of one list: by (src, tag) for exact
+ * requests, by src for MPI_ANY_TAG, by tag for MPI_ANY_SOURCE; a start with
+ * both wildcards reads the arrival list.  Each index list hangs off a bucket
+ * of the same hash table, keyed with the wildcard in the other field. */
+enum { IDX_EXACT, IDX_SRC, IDX_TAG, NIDX };
+
+typedef struct MPIR_Notify_link {
+    struct MPIR_Notify_entry *next, *prev;
+    struct MPIR_Notify_bucket *bucket;
+} MPIR_Notify_link_t;
+
+/* A live entry (unexpected, parked or counted by a request) holds its three
+ * buckets, so moving it between those lists never allocates: giving
+ * notifications back from a freed request cannot fail. */
 typedef struct MPIR_Notify_entry {
     int src, tag;
     MPI_Aint bytes;
     uint64_t order;             /* arrival number, or sequence number while pending */
     struct MPIR_Notify_entry *next, *prev;      /* arrival / taken / pending / free list */
-    struct MPIR_Notify_entry *bnext, *bprev;    /* bucket list */
-    struct MPIR_Notify_bucket *bucket;
+    MPIR_Notify_link_t idx[NIDX];       /* index lists, while unexpected */
 } MPIR_Notify_entry_t;
 
 typedef struct MPIR_Notify_bucket {
     uint64_t key;
     int nbound;                 /* exact requests created for this (src, tag) */
+    size_t nheld;               /* live entries indexed here */
     MPIR_Notify_req_t *req_head, *req_tail;     /* posted exact requests, start order */
     MPIR_Notify_entry_t *unx_head, *unx_tail;   /* unexpected entries, arrival order */
     UT_hash_handle hh;
@@ -89,46 +107,6 @@ static int get_state(MPIR_Win * win, struct MPIR_Notify_win **out)
     return mpi_errno;
 }
 
-static MPIR_Notify_entry_t *entry_alloc(struct MPIR_Notify_win *nw)
-{
-    MPIR_Notify_entry_t *e = nw->free_entries;
-    if (e) {
-        nw->free_entries = e->next;
-        nw->nfree--;
-    } else {
-        e = MPL_malloc(sizeof(*e), MPL_MEM_RMA);
-        if (!e)
-            return NULL;
-    }
-    nw->nlive++;
-    return e;
-}
-
-/* The free list keeps at most as many entries as are in use (and a few), so
- * a burst of unexpected notifications does not pin its memory until
- * MPI_Win_free. */
-#define FREE_KEEP_MIN 64
-static void entry_release(struct MPIR_Notify_win *nw, MPIR_Notify_entry_t * e)
-{
-    nw->nlive--;
-    if (nw->nfree >= FREE_KEEP_MIN && nw->nfree >= nw->nlive) {
-        MPL_free(e);
-        return;
-    }
-    e->next = nw->free_entries;
-    nw->free_entries = e;
-    nw->nfree++;
-}
-
-static void entry_list_free(MPIR_Notify_entry_t * e)
-{
-    while (e) {
-        MPIR_Notify_entry_t *next = e->next;
-        MPL_free(e);
-        e = next;
-    }
-}
-
 static inline uint64_t bucket_key(int src, int tag)
 {
     return ((uint64_t) (uint32_t) src << 32) | (uint32_t) tag;
@@ -156,13 +134,92 @@ static MPIR_Notify_bucket_t *bucket_get(struct MPIR_Notify_win *nw, int src, int
 }
 
 /* A bucket lives while an exact request is bound to it (so start/complete
- * cycles of persistent requests never allocate) or while it holds queued
- * notifications; memory follows the load. */
+ * cycles of persistent requests never allocate) or while live entries are
+ * indexed in it; memory follows the load. */
 static void bucket_put(struct MPIR_Notify_win *nw, MPIR_Notify_bucket_t * b)
 {
-    if (!b->req_head && !b->unx_head && b->nbound == 0) {
+    if (!b->req_head && b->nbound == 0 && b->nheld == 0) {
         HASH_DELETE(hh, nw->buckets, b);
         MPL_free(b);
+    }
+}
+
+/* the bucket of index k for a notification from src with tag */
+static inline MPIR_Notify_bucket_t *index_bucket(struct MPIR_Notify_win *nw, int k, int src,
+                                                 int tag)
+{
+    return bucket_get(nw, k == IDX_TAG ? MPI_ANY_SOURCE : src, k == IDX_SRC ? MPI_ANY_TAG : tag);
+}
+
+/* The free list keeps at most as many entries as are in use (and a few), so
+ * a burst of unexpected notifications does not pin its memory until
+ * MPI_Win_free. */
+#define FREE_KEEP_MIN 64
+static void entry_release(struct MPIR_Notify_win *nw, MPIR_Notify_entry_t * e)
+{
+    nw->nlive--;
+    if (nw->nfree >= FREE_KEEP_MIN && nw->nfree >= nw->nlive) {
+        MPL_free(e);
+        return;
+    }
+    e->next = nw->free_entries;
+    nw->free_entries = e;
+    nw->nfree++;
+}
+
+/* A live entry for one notification, holding its buckets; NULL when out
+ * of memory. */
+static MPIR_Notify_entry_t *entry_make(struct MPIR_Notify_win *nw, int src, int tag,
+                                       MPI_Aint bytes, uint64_t order)
+{
+    MPIR_Notify_entry_t *e = nw->free_entries;
+    if (e) {
+        nw->free_entries = e->next;
+        nw->nfree--;
+    } else {
+        e = MPL_malloc(sizeof(*e), MPL_MEM_RMA);
+        if (!e)
+            return NULL;
+    }
+    nw->nlive++;
+    e->src = src;
+    e->tag = tag;
+    e->bytes = bytes;
+    e->order = order;
+    e->next = e->prev = NULL;
+    for (int k = 0; k < NIDX; k++) {
+        MPIR_Notify_bucket_t *b = index_bucket(nw, k, src, tag);
+        if (!b) {
+            while (k-- > 0) {
+                e->idx[k].bucket->nheld--;
+                bucket_put(nw, e->idx[k].bucket);
+            }
+            entry_release(nw, e);
+            return NULL;
+        }
+        b->nheld++;
+        e->idx[k].bucket = b;
+        e->idx[k].next = e->idx[k].prev = NULL;
+    }
+    return e;
+}
+
+/* e is in no list any more */
+static void entry_drop(struct MPIR_Notify_win *nw, MPIR_Notify_entry_t * e)
+{
+    for (int k = 0; k < NIDX; k++) {
+        e->idx[k].bucket->nheld--;
+        bucket_put(nw, e->idx[k].bucket);
+    }
+    entry_release(nw, e);
+}
+
+static void entry_list_free(MPIR_Notify_entry_t * e)
+{
+    while (e) {
+        MPIR_Notify_entry_t *next = e->next;
+        MPL_free(e);
+        e = next;
     }
 }
 
@@ -238,8 +295,6 @@ static void unpost(struct MPIR_Notify_win *nw, MPIR_Notify_req_t * r)
 
 static void unx_unlink(struct MPIR_Notify_win *nw, MPIR_Notify_entry_t * e)
 {
-    MPIR_Notify_bucket_t *b = e->bucket;
-
     if (e->prev)
         e->prev->next = e->next;
     else
@@ -248,28 +303,26 @@ static void unx_unlink(struct MPIR_Notify_win *nw, MPIR_Notify_entry_t * e)
         e->next->prev = e->prev;
     else
         nw->unx_tail = e->prev;
+    e->next = e->prev = NULL;
 
-    if (e->bprev)
-        e->bprev->bnext = e->bnext;
-    else
-        b->unx_head = e->bnext;
-    if (e->bnext)
-        e->bnext->bprev = e->bprev;
-    else
-        b->unx_tail = e->bprev;
-    e->bucket = NULL;
-    bucket_put(nw, b);
+    for (int k = 0; k < NIDX; k++) {
+        MPIR_Notify_link_t *l = &e->idx[k];
+        if (l->prev)
+            l->prev->idx[k].next = l->next;
+        else
+            l->bucket->unx_head = l->next;
+        if (l->next)
+            l->next->idx[k].prev = l->prev;
+        else
+            l->bucket->unx_tail = l->prev;
+        l->next = l->prev = NULL;
+    }
 }
 
-/* Insert by arrival number.  New arrivals go to the tail at once; only
- * entries given back by a freed request walk backwards. */
-static int unx_insert(struct MPIR_Notify_win *nw, MPIR_Notify_entry_t * e)
+/* Insert by arrival number.  New arrivals go to the tails at once; only
+ * entries given back by a freed request walk backwards.  Allocates nothing. */
+static void unx_insert(struct MPIR_Notify_win *nw, MPIR_Notify_entry_t * e)
 {
-    int mpi_errno = MPI_SUCCESS;
-    MPIR_Notify_bucket_t *b = bucket_get(nw, e->src, e->tag);
-    MPIR_ERR_CHKANDJUMP1(!b, mpi_errno, MPI_ERR_NO_MEM, "**nomem", "**nomem %s", "notify bucket");
-    e->bucket = b;
-
     MPIR_Notify_entry_t *after = nw->unx_tail;
     while (after && after->order > e->order)
         after = after->prev;
@@ -284,21 +337,23 @@ static int unx_insert(struct MPIR_Notify_win *nw, MPIR_Notify_entry_t * e)
     else
         nw->unx_head = e;
 
-    after = b->unx_tail;
-    while (after && after->order > e->order)
-        after = after->bprev;
-    e->bprev = after;
-    e->bnext = after ? after->bnext : b->unx_head;
-    if (e->bnext)
-        e->bnext->bprev = e;
-    else
-        b->unx_tail = e;
-    if (after)
-        after->bnext = e;
-    else
-        b->unx_head = e;
-  fn_fail:
-    return mpi_errno;
+    for (int k = 0; k < NIDX; k++) {
+        MPIR_Notify_link_t *l = &e->idx[k];
+        MPIR_Notify_bucket_t *b = l->bucket;
+        after = b->unx_tail;
+        while (after && after->order > e->order)
+            after = after->idx[k].prev;
+        l->prev = after;
+        l->next = after ? after->idx[k].next : b->unx_head;
+        if (l->next)
+            l->next->idx[k].prev = e;
+        else
+            b->unx_tail = e;
+        if (after)
+            after->idx[k].next = e;
+        else
+            b->unx_head = e;
+    }
 }
 
 /* ------------------------------------------------------------------ matching */
@@ -309,19 +364,25 @@ static void release_taken(struct MPIR_Notify_win *nw, MPIR_Notify_req_t * r)
     r->taken_head = r->taken_tail = NULL;
     while (e) {
         MPIR_Notify_entry_t *next = e->next;
-        entry_release(nw, e);
+        entry_drop(nw, e);
         e = next;
     }
 }
 
-/* Count one notification toward r.  e (may be NULL) is an entry that can be
- * kept so the notification can be given back if r is freed half-way. */
+/* Count one notification toward r.  e (may be NULL) is the notification's
+ * live entry, kept so that it can be given back if r is freed half-way. */
 static int count_toward(struct MPIR_Notify_win *nw, MPIR_Notify_req_t * r,
                         int src, int tag, MPI_Aint bytes, uint64_t order,
                         MPIR_Notify_entry_t * e)
 {
     MPIR_Request *req = r->req;
 
+    if (r->matched + 1 < r->expected && !e) {
+        e = entry_make(nw, src, tag, bytes, order);
+        if (!e)
+            return MPIR_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, __func__, __LINE__,
+                                        MPI_ERR_NO_MEM, "**nomem", "**nomem %s", "notify entry");
+    }
     r->matched++;
     req->status.MPI_SOURCE = src;
     req->status.MPI_TAG = tag;
@@ -329,7 +390,7 @@ static int count_toward(struct MPIR_Notify_win *nw, MPIR_Notify_req_t * r,
 
     if (r->matched == r->expected) {
         if (e)
-            entry_release(nw, e);
+            entry_drop(nw, e);
         release_taken(nw, r);
         if (r->posted)
             unpost(nw, r);
@@ -338,16 +399,6 @@ static int count_toward(struct MPIR_Notify_win *nw, MPIR_Notify_req_t * r,
         return MPID_Request_complete(req);
     }
 
-    if (!e) {
-        e = entry_alloc(nw);
-        if (!e)
-            return MPIR_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, __func__, __LINE__,
-                                        MPI_ERR_NO_MEM, "**nomem", "**nomem %s", "notify entry");
-        e->src = src;
-        e->tag = tag;
-        e->bytes = bytes;
-        e->order = order;
-    }
     e->next = NULL;
     if (r->taken_tail)
         r->taken_tail->next = e;
@@ -358,7 +409,7 @@ static int count_toward(struct MPIR_Notify_win *nw, MPIR_Notify_req_t * r,
 }
 
 /* A notification in its turn: to the earliest-started matching request, or
- * to the unexpected queue. */
+ * to the unexpected queue.  With a live entry e this cannot fail. */
 static int deliver(struct MPIR_Notify_win *nw, int src, int tag, MPI_Aint bytes, uint64_t order,
                    MPIR_Notify_entry_t * e)
 {
@@ -369,15 +420,11 @@ static int deliver(struct MPIR_Notify_win *nw, int src, int tag, MPI_Aint bytes,
         return count_toward(nw, r, src, tag, bytes, order, e);
 
     if (!e) {
-        e = entry_alloc(nw);
+        e = entry_make(nw, src, tag, bytes, order);
         MPIR_ERR_CHKANDJUMP1(!e, mpi_errno, MPI_ERR_NO_MEM, "**nomem", "**nomem %s",
                              "notify entry");
-        e->src = src;
-        e->tag = tag;
-        e->bytes = bytes;
-        e->order = order;
     }
-    mpi_errno = unx_insert(nw, e);
+    unx_insert(nw, e);
   fn_fail:
     return mpi_errno;
 }
@@ -411,13 +458,9 @@ int MPIR_Notify_arrive(MPIR_Win * win, int src, int tag, MPI_Aint bytes, uint32_
         /* ahead of an earlier access from the same origin: park it in its
          * origin's list, sorted by sequence number (arrivals are mostly in
          * order, so the walk from the head is short) */
-        MPIR_Notify_entry_t *e = entry_alloc(nw), **pp = &nw->pending[src];
+        MPIR_Notify_entry_t *e = entry_make(nw, src, tag, bytes, seq), **pp = &nw->pending[src];
         MPIR_ERR_CHKANDJUMP1(!e, mpi_errno, MPI_ERR_NO_MEM, "**nomem", "**nomem %s",
                              "notify entry");
-        e->src = src;
-        e->tag = tag;
-        e->bytes = bytes;
-        e->order = seq;
         while (*pp && (int32_t) ((uint32_t) (*pp)->order - seq) < 0)
             pp = &(*pp)->next;
         e->next = *pp;
@@ -530,26 +573,31 @@ int MPIR_Notify_start(MPIR_Request * req)
     r->start_seq = ++nw->start_counter;
 
     /* queued notifications first, in arrival order (no posted request can
-     * match a queued entry, so they are all older than any competitor) */
-    if (r->bucket) {
-        /* exact: the bound bucket holds exactly the matching entries */
-        while (r->bucket->unx_head && r->matched < r->expected) {
-            MPIR_Notify_entry_t *e = r->bucket->unx_head;
-            unx_unlink(nw, e);
-            mpi_errno = count_toward(nw, r, e->src, e->tag, e->bytes, e->order, e);
-            MPIR_ERR_CHECK(mpi_errno);
+     * match a queued entry, so they are all older than any competitor).
+     * One list holds exactly the entries r matches: O(1) per match. */
+    int k = -1;                 /* -1: both wildcards, the arrival list */
+    MPIR_Notify_entry_t *e = nw->unx_head;
+    if (r->src != MPI_ANY_SOURCE || r->tag != MPI_ANY_TAG) {
+        MPIR_Notify_bucket_t *b;
+        if (r->bucket) {
+            k = IDX_EXACT;
+            b = r->bucket;
+        } else if (r->src == MPI_ANY_SOURCE) {
+            k = IDX_TAG;
+            b = bucket_find(nw, MPI_ANY_SOURCE, r->tag);
+        } else {
+            k = IDX_SRC;
+            b = bucket_find(nw, r->src, MPI_ANY_TAG);
         }
-    } else {
-        MPIR_Notify_entry_t *e = nw->unx_head;
-        while (e && r->matched < r->expected) {
-            MPIR_Notify_entry_t *next = e->next;
-            if (req_matches(r, e->src, e->tag)) {
-                unx_unlink(nw, e);
-                mpi_errno = count_toward(nw, r, e->src, e->tag, e->bytes, e->order, e);
-                MPIR_ERR_CHECK(mpi_errno);
-            }
-            e = next;
-        }
+        e = b ? b->unx_head : NULL;
+    }
+    while (e && r->matched < r->expected) {
+        /* the next entry keeps the list's bucket alive when e is dropped */
+        MPIR_Notify_entry_t *next = k < 0 ? e->next : e->idx[k].next;
+        unx_unlink(nw, e);
+        mpi_errno = count_toward(nw, r, e->src, e->tag, e->bytes, e->order, e);
+        MPIR_ERR_CHECK(mpi_errno);
+        e = next;
     }
 
     if (r->matched < r->expected)
@@ -594,6 +642,8 @@ void MPIR_Notify_request_free(MPIR_Request * req)
         unpost(nw, r);
         while (e) {
             MPIR_Notify_entry_t *next = e->next;
+            /* e is live and holds its buckets: nothing is allocated, so
+             * this cannot fail */
             int err = deliver(nw, e->src, e->tag, e->bytes, e->order, e);
             MPIR_Assert(err == MPI_SUCCESS);
             e = next;
