@@ -17,6 +17,9 @@ DEVICE=${MPICH_DEVICE:-ch4:ofi}
 MPICH_SOURCE=${MPICH_SOURCE:-}
 EXTRA_CONFIGURE=${MPICH_EXTRA_CONFIGURE:-}
 NA_VERSION=${NA_VERSION:-0.1.0}
+# A variant (ucx, asan) builds the same source tree into its own object
+# directory and prefix, so the main build stays incremental beside it.
+VARIANT=${NA_VARIANT:-}
 JOBS=${JOBS:-$(nproc)}
 
 MPICH_VERSION=4.0.2
@@ -27,7 +30,7 @@ TARBALL_SHA256=b27039f964afeb6b8a3e009c56b441cbe368c26d6d6476ad3bb7190996875860
 LOGS=$BUILD/logs
 ORIG=$BUILD/mpich-orig      # pristine unpacked upstream source, never modified
 SRC=$BUILD/mpich-src        # patched + overlaid source that autogen/make see
-OBJ=$BUILD/mpich-obj        # out-of-tree MPICH build directory
+OBJ=$BUILD/mpich-obj${VARIANT:+-$VARIANT}   # out-of-tree MPICH build directory
 STAMPS=$BUILD/stamps
 mkdir -p "$LOGS" "$STAMPS"
 
@@ -92,7 +95,7 @@ unpack() {
     if [ -f "$STAMPS/unpack" ] && [ "$(cat "$STAMPS/unpack")" = "$id" ] && [ -d "$ORIG" ]; then
         return
     fi
-    rm -rf "$ORIG" "$SRC" "$OBJ" "$STAMPS"/*
+    rm -rf "$ORIG" "$SRC" "$BUILD"/mpich-obj* "$STAMPS"/*
     mkdir -p "$ORIG"
     if [ "$SOURCE_KIND" = dir ]; then
         run unpack cp -a "$SOURCE_PATH/." "$ORIG/"
@@ -179,7 +182,6 @@ autogen() {
     if [ -f "$STAMPS/autogen" ] && [ "$(cat "$STAMPS/autogen")" = "$fp" ]; then return; fi
     run autogen bash -c "cd '$SRC' && ./autogen.sh -quick"
     echo "$fp" >"$STAMPS/autogen"
-    rm -f "$STAMPS/configure"
 }
 
 configure_mpich() {
@@ -193,25 +195,33 @@ configure_mpich() {
         ch4:ofi*) args+=(--with-libfabric=/usr) ;;
         ch4:ucx*) args+=(--with-ucx=/usr) ;;
     esac
+    case "$VARIANT" in
+        # the library only: test programs and mpiexec link the runtime themselves
+        asan) args+=("MPICHLIB_CFLAGS=-fsanitize=address,undefined -fno-omit-frame-pointer -g"
+                "MPICHLIB_LDFLAGS=-fsanitize=address,undefined") ;;
+    esac
     # shellcheck disable=SC2206
     [ -n "$EXTRA_CONFIGURE" ] && args+=($EXTRA_CONFIGURE)
     local id; id=$(printf '%s\n' "$cc" "${args[@]}" | sha256sum | cut -d' ' -f1)
-    if [ -f "$STAMPS/configure" ] && [ "$(cat "$STAMPS/configure")" = "$id" ] && [ -f "$OBJ/Makefile" ]; then
+    local stamp=$STAMPS/configure${VARIANT:+-$VARIANT}
+    # configure reruns when its arguments change or autogen has run since
+    local want; want="$id $(cat "$STAMPS/autogen")"
+    if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] && [ -f "$OBJ/Makefile" ]; then
         return
     fi
     # New arguments need a clean build directory; a rerun after autogen does not.
-    if [ ! -f "$STAMPS/configure.args" ] || [ "$(cat "$STAMPS/configure.args")" != "$id" ]; then
+    if [ ! -f "$stamp.args" ] || [ "$(cat "$stamp.args")" != "$id" ]; then
         rm -rf "$OBJ"
     fi
     mkdir -p "$OBJ"
-    run configure bash -c "cd '$OBJ' && '$SRC/configure' $(printf '%q ' "${args[@]}") CC='$cc'"
-    echo "$id" >"$STAMPS/configure"
-    echo "$id" >"$STAMPS/configure.args"
+    run configure${VARIANT:+-$VARIANT} bash -c "cd '$OBJ' && '$SRC/configure' $(printf '%q ' "${args[@]}") CC='$cc'"
+    echo "$want" >"$stamp"
+    echo "$id" >"$stamp.args"
 }
 
 make_install() {
-    run make make -C "$OBJ" -j"$JOBS"
-    run install make -C "$OBJ" install
+    run make${VARIANT:+-$VARIANT} make -C "$OBJ" -j"$JOBS"
+    run install${VARIANT:+-$VARIANT} make -C "$OBJ" install
     [ -x "$PREFIX/bin/mpicc" ] || die "install finished but $PREFIX/bin/mpicc is missing"
 }
 

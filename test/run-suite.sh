@@ -21,16 +21,29 @@ SUITE=${SUITE:-all}
 # libfabric (no tcp/sockets configurations, no libfabric fast path to check).
 DEVICE=$("$PREFIX/bin/mpichversion" 2>/dev/null | sed -n 's/^MPICH Device:[[:space:]]*//p')
 DEVICE=${DEVICE:-ch4:ofi}
+VARIANT=${NA_VARIANT:-}
+TEST_CFLAGS=()
+if [ "$VARIANT" = asan ]; then
+    # The sanitized build (make check-asan): programs link the same runtime;
+    # any report fails the run (exit status or output, see run_mpi).
+    # Suppressions: test/sanitizers/, each with its reason.
+    TEST_CFLAGS=(-fsanitize=address,undefined -fno-omit-frame-pointer -g)
+    export ASAN_OPTIONS="detect_leaks=1:abort_on_error=0:exitcode=86:suppressions=$TOP/test/sanitizers/asan.supp"
+    export LSAN_OPTIONS="suppressions=$TOP/test/sanitizers/lsan.supp:print_suppressions=0"
+    export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:exitcode=87:suppressions=$TOP/test/sanitizers/ubsan.supp"
+    CONFIGS=${CONFIGS:-shm,tcp}
+    SCALE=${NA_TIMEOUT_SCALE:-3}
+fi
 case "$DEVICE" in
     ch4:ucx*) CONFIGS=${CONFIGS:-shm,generic,generic-tcp} ;;
     *) CONFIGS=${CONFIGS:-shm,tcp,sockets,generic,tcp-am,sockets-am,tcp-cmpl} ;;
 esac
 TESTS=${TESTS:-.}
-SCALE=${NA_TIMEOUT_SCALE:-1}
+SCALE=${SCALE:-${NA_TIMEOUT_SCALE:-1}}
 MPICC=$PREFIX/bin/mpicc
 MPIEXEC=$PREFIX/bin/mpiexec
 MPIEXEC_CMD=$MPIEXEC
-OUT=$BUILD/tests
+OUT=$BUILD/tests${VARIANT:+-$VARIANT}
 mkdir -p "$OUT/bin" "$OUT/logs"
 
 if [ ! -x "$MPICC" ] || [ ! -x "$MPIEXEC" ]; then
@@ -89,6 +102,10 @@ run_mpi() {
     # hydra reports its own time-out with exit status 255 and a message
     if grep -q "APPLICATION TIMED OUT\|timeout" "$log" 2>/dev/null && [ $rc -ne 0 ]; then rc=124; fi
     [ $rc -eq 124 ] || [ $rc -eq 137 ] && pkill -KILL -f "$OUT/bin/" 2>/dev/null
+    # a sanitizer report fails the run even where a rank's status is lost
+    if [ $rc -eq 0 ] && grep -q "ERROR: AddressSanitizer\|ERROR: LeakSanitizer\|runtime error:" "$log"; then
+        rc=86
+    fi
     return $rc
 }
 
@@ -100,7 +117,7 @@ compile_prog() {
         */*) src=$TOP/$name.c ;;
         *) src=$TOP/test/$name.c ;;
     esac
-    "$MPICC" -std=gnu11 -O2 -Wall -Werror -pthread -I"$TOP/test" -o "$OUT/bin/${name//\//_}" \
+    "$MPICC" -std=gnu11 -O2 -Wall -Werror -pthread "${TEST_CFLAGS[@]}" -I"$TOP/test" -o "$OUT/bin/${name//\//_}" \
         "$src" "$@" -lm >"$OUT/logs/${name//\//_}.compile.log" 2>&1
 }
 
