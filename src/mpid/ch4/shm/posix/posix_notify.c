@@ -226,10 +226,15 @@ static int fast_target(MPIR_Win * win, int target_rank, struct MPIDI_POSIX_notif
     return 1;
 }
 
-int MPIDI_POSIX_notify_put(const void *origin_addr, int origin_count,
-                           MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp,
-                           int target_count, MPI_Datatype target_datatype, MPIR_Win * win,
-                           int tag, bool * done)
+/* A notified put or get on the ring path: the copy, then the numbered
+ * cell.  The data moves now, before the cell is published: like MPI_Put's
+ * and MPI_Get's, it must be in place when the origin's flush returns, not
+ * when the target next drains its ring.  Contiguous copies skip the
+ * datatype engine. */
+static int ring_access(void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+                       int target_rank, MPI_Aint target_disp, int target_count,
+                       MPI_Datatype target_datatype, MPIR_Win * win, int tag, bool is_put,
+                       bool * done)
 {
     int mpi_errno = MPI_SUCCESS;
     struct MPIDI_POSIX_notify_rings *r;
@@ -245,14 +250,13 @@ int MPIDI_POSIX_notify_put(const void *origin_addr, int origin_count,
     *done = true;
 
     MPIDIG_RMA_OP_CHECK_SYNC(target_rank, win);
-    MPIDI_Datatype_check_size(origin_datatype, origin_count, bytes);
-
-    /* The data goes into target memory now, before the cell is published:
-     * like MPI_Put's, it must be there when the origin's flush returns, not
-     * when the target next drains its ring.  Small contiguous copies skip
-     * the datatype engine. */
+    /* what is written (check_access made sure it fits) */
+    if (is_put)
+        MPIDI_Datatype_check_size(origin_datatype, origin_count, bytes);
+    else
+        MPIDI_Datatype_check_size(target_datatype, target_count, bytes);
     if (bytes > 0) {
-        char *dst = (char *) base + disp_unit * target_disp;
+        char *tbuf = (char *) base + disp_unit * target_disp;
         int ocontig, tcontig;
         MPIR_Datatype_is_contig(origin_datatype, &ocontig);
         MPIR_Datatype_is_contig(target_datatype, &tcontig);
@@ -260,12 +264,18 @@ int MPIDI_POSIX_notify_put(const void *origin_addr, int origin_count,
             MPI_Aint olb, tlb;
             MPIR_Datatype_get_true_lb(origin_datatype, &olb);
             MPIR_Datatype_get_true_lb(target_datatype, &tlb);
-            memcpy(dst + tlb, (const char *) origin_addr + olb, bytes);
-        } else {
+            if (is_put)
+                memcpy(tbuf + tlb, (char *) origin_addr + olb, bytes);
+            else
+                copy_from_shared((char *) origin_addr + olb, tbuf + tlb, bytes);
+        } else if (is_put) {
             mpi_errno = MPIR_Localcopy(origin_addr, origin_count, origin_datatype,
-                                       dst, target_count, target_datatype);
-            MPIR_ERR_CHECK(mpi_errno);
+                                       tbuf, target_count, target_datatype);
+        } else {
+            mpi_errno = MPIR_Localcopy(tbuf, target_count, target_datatype,
+                                       origin_addr, origin_count, origin_datatype);
         }
+        MPIR_ERR_CHECK(mpi_errno);
     }
 
     /* numbered only once nothing can fail before the cell is published */
@@ -280,48 +290,19 @@ int MPIDI_POSIX_notify_put(const void *origin_addr, int origin_count,
     goto fn_exit;
 }
 
+int MPIDI_POSIX_notify_put(const void *origin_addr, int origin_count,
+                           MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp,
+                           int target_count, MPI_Datatype target_datatype, MPIR_Win * win,
+                           int tag, bool * done)
+{
+    return ring_access((void *) origin_addr, origin_count, origin_datatype, target_rank,
+                       target_disp, target_count, target_datatype, win, tag, true, done);
+}
+
 int MPIDI_POSIX_notify_get(void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
                            int target_rank, MPI_Aint target_disp, int target_count,
                            MPI_Datatype target_datatype, MPIR_Win * win, int tag, bool * done)
 {
-    int mpi_errno = MPI_SUCCESS;
-    struct MPIDI_POSIX_notify_rings *r;
-    int intra, disp_unit;
-    void *base;
-    notify_cell_t *c;
-    uint32_t pos, nseq;
-    MPI_Aint bytes;
-
-    *done = false;
-    if (!fast_target(win, target_rank, &r, &intra, &base, &disp_unit))
-        goto fn_exit;
-    *done = true;
-
-    MPIDIG_RMA_OP_CHECK_SYNC(target_rank, win);
-    MPIDI_Datatype_check_size(target_datatype, target_count, bytes);
-    if (bytes > 0) {
-        int ocontig, tcontig;
-        MPI_Aint olb, tlb;
-        char *src = (char *) base + disp_unit * target_disp;
-        MPIR_Datatype_is_contig(origin_datatype, &ocontig);
-        MPIR_Datatype_is_contig(target_datatype, &tcontig);
-        if (ocontig && tcontig) {
-            MPIR_Datatype_get_true_lb(origin_datatype, &olb);
-            MPIR_Datatype_get_true_lb(target_datatype, &tlb);
-            copy_from_shared((char *) origin_addr + olb, src + tlb, bytes);
-        } else {
-            mpi_errno = MPIR_Localcopy(src, target_count, target_datatype,
-                                       origin_addr, origin_count, origin_datatype);
-            MPIR_ERR_CHECK(mpi_errno);
-        }
-    }
-    mpi_errno = MPIR_Notify_next_seq(win, target_rank, &nseq);
-    MPIR_ERR_CHECK(mpi_errno);
-    mpi_errno = claim_cell(r, intra, win, tag, bytes, nseq, &c, &pos);
-    MPIR_ERR_CHECK(mpi_errno);
-    notify_ring_publish(c, pos);
-  fn_exit:
-    return mpi_errno;
-  fn_fail:
-    goto fn_exit;
+    return ring_access(origin_addr, origin_count, origin_datatype, target_rank, target_disp,
+                       target_count, target_datatype, win, tag, false, done);
 }
