@@ -7,12 +7,12 @@
  *     order.  A lookup reads one bucket head and the wildcard list up to the
  *     first request started later than that head, so its cost does not grow
  *     with the number of posted exact requests.
- *   - unexpected notifications: one list in arrival order, and the same
- *     entries threaded through three index lists (by (src, tag), by src, by
- *     tag), so a start of any kind takes each match in O(1).  An entry costs
- *     MPIR_Notify_entry_size() bytes (112 on x86-64) plus its share of the
- *     buckets (at most three per distinct (src, tag)); idle entries are
- *     freed down to the number in use (entry_release).
+ *   - unexpected notifications: four lists in arrival order (all, by
+ *     (src, tag), by tag, by src), so a start of any kind takes each match
+ *     in O(1).  An entry costs MPIR_Notify_entry_size() bytes (104 on
+ *     x86-64), plus a bucket per distinct (src, tag) and per distinct tag
+ *     queued; idle entries are freed down to the number in use
+ *     (entry_release).
  *   - ordering: origins stamp each notified access with a per-(window,
  *     target) sequence number; arrivals ahead of their turn wait in a short
  *     pending list, so transports whose data completions can reorder (large
@@ -26,35 +26,40 @@
 #include "mpiimpl.h"
 #include "uthash.h"
 
-/* The unexpected queue is indexed three ways, so that a start of any kind
- * takes its matches from the head of one list: by (src, tag) for exact
- * requests, by src for MPI_ANY_TAG, by tag for MPI_ANY_SOURCE; a start with
- * both wildcards reads the arrival list.  Each index list hangs off a bucket
- * of the same hash table, keyed with the wildcard in the other field. */
-enum { IDX_EXACT, IDX_SRC, IDX_TAG, NIDX };
+/* The unexpected queue is threaded through four lists, all in arrival
+ * order, so that a start of any kind takes its matches from the head of
+ * one: every entry (both wildcards), the entry's (src, tag) bucket (exact
+ * requests), its tag's bucket (MPI_ANY_SOURCE; key (MPI_ANY_SOURCE, tag),
+ * referenced by each (src, tag) bucket of that tag) and its origin's list
+ * (MPI_ANY_TAG; an array indexed by rank). */
+enum { IDX_ALL, IDX_EXACT, IDX_TAG, IDX_SRC, NIDX };
 
-typedef struct MPIR_Notify_link {
-    struct MPIR_Notify_entry *next, *prev;
-    struct MPIR_Notify_bucket *bucket;
-} MPIR_Notify_link_t;
+typedef struct MPIR_Notify_list {
+    struct MPIR_Notify_entry *head, *tail;
+} MPIR_Notify_list_t;
 
-/* A live entry (unexpected, parked or counted by a request) holds its three
- * buckets, so moving it between those lists never allocates: giving
- * notifications back from a freed request cannot fail. */
+/* A live entry (unexpected, parked or counted by a request) holds its
+ * (src, tag) bucket, which holds its tag's bucket, so moving the entry
+ * between those states never allocates: giving notifications back from a
+ * freed request cannot fail. */
 typedef struct MPIR_Notify_entry {
     int src, tag;
     MPI_Aint bytes;
     uint64_t order;             /* arrival number, or sequence number while pending */
-    struct MPIR_Notify_entry *next, *prev;      /* arrival / taken / pending / free list */
-    MPIR_Notify_link_t idx[NIDX];       /* index lists, while unexpected */
+    struct MPIR_Notify_entry *next;     /* taken / pending / free list */
+    struct {
+        struct MPIR_Notify_entry *next, *prev;
+    } idx[NIDX];                /* the four lists, while unexpected */
+    struct MPIR_Notify_bucket *bucket;  /* its (src, tag) bucket */
 } MPIR_Notify_entry_t;
 
 typedef struct MPIR_Notify_bucket {
     uint64_t key;
     int nbound;                 /* exact requests created for this (src, tag) */
-    size_t nheld;               /* live entries indexed here */
+    size_t nheld;               /* live entries; of a tag bucket: (src, tag) buckets */
+    struct MPIR_Notify_bucket *tag_bucket;      /* (src, tag) bucket: its tag's bucket */
     MPIR_Notify_req_t *req_head, *req_tail;     /* posted exact requests, start order */
-    MPIR_Notify_entry_t *unx_head, *unx_tail;   /* unexpected entries, arrival order */
+    MPIR_Notify_list_t unx;     /* unexpected entries of this (src, tag) or tag */
     UT_hash_handle hh;
 } MPIR_Notify_bucket_t;
 
@@ -63,7 +68,8 @@ struct MPIR_Notify_win {
     uint64_t arrival_counter;
     MPIR_Notify_bucket_t *buckets;
     MPIR_Notify_req_t *wild_head, *wild_tail;
-    MPIR_Notify_entry_t *unx_head, *unx_tail;
+    MPIR_Notify_list_t unx;     /* every unexpected entry */
+    MPIR_Notify_list_t *by_src; /* [origin] its unexpected entries */
     MPIR_Notify_entry_t **pending;      /* [origin] parked arrivals, ascending sequence */
     MPIR_Notify_entry_t *free_entries;
     size_t nfree, nlive;        /* entries on the free list / in use */
@@ -94,9 +100,11 @@ static int get_state(MPIR_Win * win, struct MPIR_Notify_win **out)
     nw->nranks = win->comm_ptr->local_size;
     nw->send_seq = MPL_calloc(2 * nw->nranks, sizeof(uint32_t), MPL_MEM_RMA);
     nw->pending = MPL_calloc(nw->nranks, sizeof(MPIR_Notify_entry_t *), MPL_MEM_RMA);
-    if (!nw->send_seq || !nw->pending) {
+    nw->by_src = MPL_calloc(nw->nranks, sizeof(MPIR_Notify_list_t), MPL_MEM_RMA);
+    if (!nw->send_seq || !nw->pending || !nw->by_src) {
         MPL_free(nw->send_seq);
         MPL_free(nw->pending);
+        MPL_free(nw->by_src);
         MPL_free(nw);
         MPIR_ERR_SETANDJUMP1(mpi_errno, MPI_ERR_NO_MEM, "**nomem", "**nomem %s", "notify state");
     }
@@ -120,35 +128,54 @@ static MPIR_Notify_bucket_t *bucket_find(struct MPIR_Notify_win *nw, int src, in
     return b;
 }
 
-static MPIR_Notify_bucket_t *bucket_get(struct MPIR_Notify_win *nw, int src, int tag)
+static MPIR_Notify_bucket_t *bucket_new(struct MPIR_Notify_win *nw, int src, int tag)
 {
-    MPIR_Notify_bucket_t *b = bucket_find(nw, src, tag);
-    if (!b) {
-        b = MPL_calloc(1, sizeof(*b), MPL_MEM_RMA);
-        if (!b)
-            return NULL;
+    MPIR_Notify_bucket_t *b = MPL_calloc(1, sizeof(*b), MPL_MEM_RMA);
+    if (b) {
         b->key = bucket_key(src, tag);
         HASH_ADD(hh, nw->buckets, key, sizeof(b->key), b, MPL_MEM_RMA);
     }
     return b;
 }
 
-/* A bucket lives while an exact request is bound to it (so start/complete
- * cycles of persistent requests never allocate) or while live entries are
- * indexed in it; memory follows the load. */
-static void bucket_put(struct MPIR_Notify_win *nw, MPIR_Notify_bucket_t * b)
+static void bucket_free(struct MPIR_Notify_win *nw, MPIR_Notify_bucket_t * b)
 {
-    if (!b->req_head && b->nbound == 0 && b->nheld == 0) {
-        HASH_DELETE(hh, nw->buckets, b);
-        MPL_free(b);
-    }
+    HASH_DELETE(hh, nw->buckets, b);
+    MPL_free(b);
 }
 
-/* the bucket of index k for a notification from src with tag */
-static inline MPIR_Notify_bucket_t *index_bucket(struct MPIR_Notify_win *nw, int k, int src,
-                                                 int tag)
+/* The (src, tag) bucket, created with a reference to its tag's bucket. */
+static MPIR_Notify_bucket_t *bucket_get(struct MPIR_Notify_win *nw, int src, int tag)
 {
-    return bucket_get(nw, k == IDX_TAG ? MPI_ANY_SOURCE : src, k == IDX_SRC ? MPI_ANY_TAG : tag);
+    MPIR_Notify_bucket_t *b = bucket_find(nw, src, tag), *tb;
+    if (b)
+        return b;
+    tb = bucket_find(nw, MPI_ANY_SOURCE, tag);
+    if (!tb && !(tb = bucket_new(nw, MPI_ANY_SOURCE, tag)))
+        return NULL;
+    b = bucket_new(nw, src, tag);
+    if (!b) {
+        if (tb->nheld == 0)
+            bucket_free(nw, tb);
+        return NULL;
+    }
+    b->tag_bucket = tb;
+    tb->nheld++;
+    return b;
+}
+
+/* A (src, tag) bucket lives while an exact request is bound to it (so
+ * start/complete cycles of persistent requests never allocate) or while it
+ * has live entries; a tag bucket while (src, tag) buckets of its tag live.
+ * Memory follows the load. */
+static void bucket_put(struct MPIR_Notify_win *nw, MPIR_Notify_bucket_t * b)
+{
+    if (b->req_head || b->nbound > 0 || b->nheld > 0)
+        return;
+    MPIR_Notify_bucket_t *tb = b->tag_bucket;
+    bucket_free(nw, b);
+    if (--tb->nheld == 0)
+        bucket_free(nw, tb);
 }
 
 /* The free list keeps at most as many entries as are in use (and a few), so
@@ -167,50 +194,40 @@ static void entry_release(struct MPIR_Notify_win *nw, MPIR_Notify_entry_t * e)
     nw->nfree++;
 }
 
-/* A live entry for one notification, holding its buckets; NULL when out
- * of memory. */
-static MPIR_Notify_entry_t *entry_make(struct MPIR_Notify_win *nw, int src, int tag,
-                                       MPI_Aint bytes, uint64_t order)
+/* A live entry for one notification, holding its (src, tag) bucket b (NULL:
+ * looked up or created here); NULL when out of memory. */
+static MPIR_Notify_entry_t *entry_make(struct MPIR_Notify_win *nw, MPIR_Notify_bucket_t * b,
+                                       int src, int tag, MPI_Aint bytes, uint64_t order)
 {
-    MPIR_Notify_entry_t *e = nw->free_entries;
+    MPIR_Notify_entry_t *e;
+
+    if (!b && !(b = bucket_get(nw, src, tag)))
+        return NULL;
+    e = nw->free_entries;
     if (e) {
         nw->free_entries = e->next;
         nw->nfree--;
-    } else {
-        e = MPL_malloc(sizeof(*e), MPL_MEM_RMA);
-        if (!e)
-            return NULL;
+    } else if (!(e = MPL_malloc(sizeof(*e), MPL_MEM_RMA))) {
+        bucket_put(nw, b);
+        return NULL;
     }
     nw->nlive++;
     e->src = src;
     e->tag = tag;
     e->bytes = bytes;
     e->order = order;
-    e->next = e->prev = NULL;
-    for (int k = 0; k < NIDX; k++) {
-        MPIR_Notify_bucket_t *b = index_bucket(nw, k, src, tag);
-        if (!b) {
-            while (k-- > 0) {
-                e->idx[k].bucket->nheld--;
-                bucket_put(nw, e->idx[k].bucket);
-            }
-            entry_release(nw, e);
-            return NULL;
-        }
-        b->nheld++;
-        e->idx[k].bucket = b;
-        e->idx[k].next = e->idx[k].prev = NULL;
-    }
+    e->next = NULL;
+    e->bucket = b;
+    b->nheld++;
     return e;
 }
 
 /* e is in no list any more */
 static void entry_drop(struct MPIR_Notify_win *nw, MPIR_Notify_entry_t * e)
 {
-    for (int k = 0; k < NIDX; k++) {
-        e->idx[k].bucket->nheld--;
-        bucket_put(nw, e->idx[k].bucket);
-    }
+    MPIR_Notify_bucket_t *b = e->bucket;
+    b->nheld--;
+    bucket_put(nw, b);
     entry_release(nw, e);
 }
 
@@ -230,9 +247,10 @@ static inline bool req_matches(const MPIR_Notify_req_t * r, int src, int tag)
 
 /* ------------------------------------------------------------- posted list */
 
-static MPIR_Notify_req_t *find_posted(struct MPIR_Notify_win *nw, int src, int tag)
+/* b: the (src, tag) bucket, NULL if there is none */
+static MPIR_Notify_req_t *find_posted(struct MPIR_Notify_win *nw, MPIR_Notify_bucket_t * b,
+                                      int src, int tag)
 {
-    MPIR_Notify_bucket_t *b = bucket_find(nw, src, tag);
     MPIR_Notify_req_t *best = b ? b->req_head : NULL;
 
     /* the wildcard list is in start order: stop at the first request that
@@ -293,29 +311,33 @@ static void unpost(struct MPIR_Notify_win *nw, MPIR_Notify_req_t * r)
 
 /* ---------------------------------------------------------- unexpected queue */
 
+static MPIR_Notify_list_t *list_of(struct MPIR_Notify_win *nw, MPIR_Notify_entry_t * e, int k)
+{
+    switch (k) {
+        case IDX_ALL:
+            return &nw->unx;
+        case IDX_EXACT:
+            return &e->bucket->unx;
+        case IDX_TAG:
+            return &e->bucket->tag_bucket->unx;
+        default:
+            return &nw->by_src[e->src];
+    }
+}
+
 static void unx_unlink(struct MPIR_Notify_win *nw, MPIR_Notify_entry_t * e)
 {
-    if (e->prev)
-        e->prev->next = e->next;
-    else
-        nw->unx_head = e->next;
-    if (e->next)
-        e->next->prev = e->prev;
-    else
-        nw->unx_tail = e->prev;
-    e->next = e->prev = NULL;
-
     for (int k = 0; k < NIDX; k++) {
-        MPIR_Notify_link_t *l = &e->idx[k];
-        if (l->prev)
-            l->prev->idx[k].next = l->next;
+        MPIR_Notify_list_t *l = list_of(nw, e, k);
+        MPIR_Notify_entry_t *next = e->idx[k].next, *prev = e->idx[k].prev;
+        if (prev)
+            prev->idx[k].next = next;
         else
-            l->bucket->unx_head = l->next;
-        if (l->next)
-            l->next->idx[k].prev = l->prev;
+            l->head = next;
+        if (next)
+            next->idx[k].prev = prev;
         else
-            l->bucket->unx_tail = l->prev;
-        l->next = l->prev = NULL;
+            l->tail = prev;
     }
 }
 
@@ -323,36 +345,21 @@ static void unx_unlink(struct MPIR_Notify_win *nw, MPIR_Notify_entry_t * e)
  * entries given back by a freed request walk backwards.  Allocates nothing. */
 static void unx_insert(struct MPIR_Notify_win *nw, MPIR_Notify_entry_t * e)
 {
-    MPIR_Notify_entry_t *after = nw->unx_tail;
-    while (after && after->order > e->order)
-        after = after->prev;
-    e->prev = after;
-    e->next = after ? after->next : nw->unx_head;
-    if (e->next)
-        e->next->prev = e;
-    else
-        nw->unx_tail = e;
-    if (after)
-        after->next = e;
-    else
-        nw->unx_head = e;
-
     for (int k = 0; k < NIDX; k++) {
-        MPIR_Notify_link_t *l = &e->idx[k];
-        MPIR_Notify_bucket_t *b = l->bucket;
-        after = b->unx_tail;
+        MPIR_Notify_list_t *l = list_of(nw, e, k);
+        MPIR_Notify_entry_t *after = l->tail;
         while (after && after->order > e->order)
             after = after->idx[k].prev;
-        l->prev = after;
-        l->next = after ? after->idx[k].next : b->unx_head;
-        if (l->next)
-            l->next->idx[k].prev = e;
+        e->idx[k].prev = after;
+        e->idx[k].next = after ? after->idx[k].next : l->head;
+        if (e->idx[k].next)
+            e->idx[k].next->idx[k].prev = e;
         else
-            b->unx_tail = e;
+            l->tail = e;
         if (after)
             after->idx[k].next = e;
         else
-            b->unx_head = e;
+            l->head = e;
     }
 }
 
@@ -370,15 +377,16 @@ static void release_taken(struct MPIR_Notify_win *nw, MPIR_Notify_req_t * r)
 }
 
 /* Count one notification toward r.  e (may be NULL) is the notification's
- * live entry, kept so that it can be given back if r is freed half-way. */
+ * live entry, kept so that it can be given back if r is freed half-way; b
+ * its (src, tag) bucket or NULL. */
 static int count_toward(struct MPIR_Notify_win *nw, MPIR_Notify_req_t * r,
-                        int src, int tag, MPI_Aint bytes, uint64_t order,
-                        MPIR_Notify_entry_t * e)
+                        MPIR_Notify_bucket_t * b, int src, int tag, MPI_Aint bytes,
+                        uint64_t order, MPIR_Notify_entry_t * e)
 {
     MPIR_Request *req = r->req;
 
     if (r->matched + 1 < r->expected && !e) {
-        e = entry_make(nw, src, tag, bytes, order);
+        e = entry_make(nw, b, src, tag, bytes, order);
         if (!e)
             return MPIR_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, __func__, __LINE__,
                                         MPI_ERR_NO_MEM, "**nomem", "**nomem %s", "notify entry");
@@ -414,13 +422,14 @@ static int deliver(struct MPIR_Notify_win *nw, int src, int tag, MPI_Aint bytes,
                    MPIR_Notify_entry_t * e)
 {
     int mpi_errno = MPI_SUCCESS;
-    MPIR_Notify_req_t *r = find_posted(nw, src, tag);
+    MPIR_Notify_bucket_t *b = e ? e->bucket : bucket_find(nw, src, tag);
+    MPIR_Notify_req_t *r = find_posted(nw, b, src, tag);
 
     if (r)
-        return count_toward(nw, r, src, tag, bytes, order, e);
+        return count_toward(nw, r, b, src, tag, bytes, order, e);
 
     if (!e) {
-        e = entry_make(nw, src, tag, bytes, order);
+        e = entry_make(nw, b, src, tag, bytes, order);
         MPIR_ERR_CHKANDJUMP1(!e, mpi_errno, MPI_ERR_NO_MEM, "**nomem", "**nomem %s",
                              "notify entry");
     }
@@ -458,7 +467,8 @@ int MPIR_Notify_arrive(MPIR_Win * win, int src, int tag, MPI_Aint bytes, uint32_
         /* ahead of an earlier access from the same origin: park it in its
          * origin's list, sorted by sequence number (arrivals are mostly in
          * order, so the walk from the head is short) */
-        MPIR_Notify_entry_t *e = entry_make(nw, src, tag, bytes, seq), **pp = &nw->pending[src];
+        MPIR_Notify_entry_t *e = entry_make(nw, NULL, src, tag, bytes, seq), **pp =
+            &nw->pending[src];
         MPIR_ERR_CHKANDJUMP1(!e, mpi_errno, MPI_ERR_NO_MEM, "**nomem", "**nomem %s",
                              "notify entry");
         while (*pp && (int32_t) ((uint32_t) (*pp)->order - seq) < 0)
@@ -575,27 +585,24 @@ int MPIR_Notify_start(MPIR_Request * req)
     /* queued notifications first, in arrival order (no posted request can
      * match a queued entry, so they are all older than any competitor).
      * One list holds exactly the entries r matches: O(1) per match. */
-    int k = -1;                 /* -1: both wildcards, the arrival list */
-    MPIR_Notify_entry_t *e = nw->unx_head;
-    if (r->src != MPI_ANY_SOURCE || r->tag != MPI_ANY_TAG) {
-        MPIR_Notify_bucket_t *b;
-        if (r->bucket) {
-            k = IDX_EXACT;
-            b = r->bucket;
-        } else if (r->src == MPI_ANY_SOURCE) {
-            k = IDX_TAG;
-            b = bucket_find(nw, MPI_ANY_SOURCE, r->tag);
-        } else {
-            k = IDX_SRC;
-            b = bucket_find(nw, r->src, MPI_ANY_TAG);
-        }
-        e = b ? b->unx_head : NULL;
+    int k = IDX_ALL;
+    MPIR_Notify_entry_t *e = nw->unx.head;
+    if (r->bucket) {
+        k = IDX_EXACT;
+        e = r->bucket->unx.head;
+    } else if (r->src == MPI_ANY_SOURCE && r->tag != MPI_ANY_TAG) {
+        MPIR_Notify_bucket_t *tb = bucket_find(nw, MPI_ANY_SOURCE, r->tag);
+        k = IDX_TAG;
+        e = tb ? tb->unx.head : NULL;
+    } else if (r->src != MPI_ANY_SOURCE && r->tag == MPI_ANY_TAG) {
+        k = IDX_SRC;
+        e = nw->by_src[r->src].head;
     }
     while (e && r->matched < r->expected) {
-        /* the next entry keeps the list's bucket alive when e is dropped */
-        MPIR_Notify_entry_t *next = k < 0 ? e->next : e->idx[k].next;
+        /* the next entry keeps the list's buckets alive when e is dropped */
+        MPIR_Notify_entry_t *next = e->idx[k].next;
         unx_unlink(nw, e);
-        mpi_errno = count_toward(nw, r, e->src, e->tag, e->bytes, e->order, e);
+        mpi_errno = count_toward(nw, r, e->bucket, e->src, e->tag, e->bytes, e->order, e);
         MPIR_ERR_CHECK(mpi_errno);
         e = next;
     }
@@ -715,7 +722,10 @@ void MPIR_Notify_win_destroy(MPIR_Win * win)
         return;
     MPIR_Assert(nw->nreqs == 0);
     /* notifications nobody asked for die with the window */
-    entry_list_free(nw->unx_head);
+    for (MPIR_Notify_entry_t * e = nw->unx.head, *next; e; e = next) {
+        next = e->idx[IDX_ALL].next;
+        MPL_free(e);
+    }
     for (int r = 0; r < nw->nranks; r++)
         entry_list_free(nw->pending[r]);
     entry_list_free(nw->free_entries);
@@ -725,6 +735,7 @@ void MPIR_Notify_win_destroy(MPIR_Win * win)
     }
     MPL_free(nw->send_seq);
     MPL_free(nw->pending);
+    MPL_free(nw->by_src);
     MPL_free(nw);
     win->notify = NULL;
 }
