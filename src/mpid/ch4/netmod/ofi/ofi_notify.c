@@ -377,6 +377,9 @@ typedef struct {
     int n, i;
 } iov_walk_t;
 
+/* the next non-empty piece; NULL if the datatype has no more (check_access
+ * keeps both sides at least as long as the access, so only a datatype
+ * engine failure gets there) */
 static struct iovec *walk_next(iov_walk_t * w)
 {
     while (w->i == w->n || w->iov[w->i].iov_len == 0) {
@@ -387,7 +390,8 @@ static struct iovec *walk_next(iov_walk_t * w)
         MPI_Aint n, bytes;
         MPIR_Typerep_to_iov(w->buf, w->count, w->dt, w->off, w->iov, WALK_BATCH,
                             w->total - w->off, &n, &bytes);
-        MPIR_Assert(n > 0 && bytes > 0);
+        if (n <= 0 || bytes <= 0)
+            return NULL;
         w->off += bytes;
         w->n = (int) n;
         w->i = 0;
@@ -411,6 +415,8 @@ static int put_pieces(const void *origin_addr, int origin_count, MPI_Datatype or
 
     for (MPI_Aint done = 0; done < bytes;) {
         struct iovec *a = walk_next(&o), *b = walk_next(&t);
+        MPIR_ERR_CHKANDJUMP1(!a || !b, mpi_errno, MPI_ERR_INTERN, "**intern", "**intern %s",
+                             "notified put: datatype shorter than its size");
         size_t len = MPL_MIN(a->iov_len, b->iov_len);
         uint64_t raddr = (uintptr_t) b->iov_base;
 
