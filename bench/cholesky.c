@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "bench_util.h"
 
 void dpotrf_(const char *uplo, const int *n, double *a, const int *lda, int *info);
 void dtrsm_(const char *side, const char *uplo, const char *transa, const char *diag,
@@ -34,7 +35,7 @@ void dgemm_(const char *transa, const char *transb, const int *m, const int *n, 
             const int *ldb, const double *beta, double *c, const int *ldc);
 
 enum { NA, MP, OS, NMODES };
-static const char *mode_names[NMODES] = { "na", "mp", "os" };
+static const char *const mode_names[NMODES] = { "na", "mp", "os" };
 
 static int rank, np, nt, b, ntiles, mode;
 static double *tiles;           /* window: every lower tile, column-major b x b */
@@ -263,36 +264,28 @@ static double run_once(double *res)
     return tmax;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *) a, y = *(const double *) b;
-    return (x > y) - (x < y);
-}
-
 int main(int argc, char **argv)
 {
-    int use[NMODES] = { 1, 1, 1 }, reps = 3;
-    const char *csv = NULL;
+    int use[NMODES], reps = 3;
+    const char *csv = NULL, *modes = NULL;
     nt = 32;
     b = 64;
+    const bu_opt_t opts[] = {
+        {"-nt", BU_INT, &nt, "tiles per row and column (32)"},
+        {"-b", BU_INT, &b, "tile size (64)"},
+        {"-reps", BU_INT, &reps, "interleaved runs per mode, the median is reported (3)"},
+        {"-modes", BU_STRING, &modes, "comma-separated subset of na,mp,os (all)"},
+        {"-csv", BU_STRING, &csv, "also write the results to this CSV file"},
+    };
     MPI_Init(&argc, &argv);
-    for (int a = 1; a < argc; a++) {
-        if (!strcmp(argv[a], "-nt") && a + 1 < argc)
-            nt = atoi(argv[++a]);
-        else if (!strcmp(argv[a], "-b") && a + 1 < argc)
-            b = atoi(argv[++a]);
-        else if (!strcmp(argv[a], "-reps") && a + 1 < argc)
-            reps = atoi(argv[++a]);
-        else if (!strcmp(argv[a], "-csv") && a + 1 < argc)
-            csv = argv[++a];
-        else if (!strcmp(argv[a], "-modes") && a + 1 < argc) {
-            const char *list = argv[++a];
-            for (int i = 0; i < NMODES; i++)
-                use[i] = strstr(list, mode_names[i]) != NULL;
-        }
-    }
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &np);
+    /* the same arguments everywhere, so all ranks leave here or none */
+    int rc = !bu_same_args(argc, argv, MPI_COMM_WORLD) ? 1 :
+        bu_parse(argc, argv, opts, BU_NELEMS(opts),
+                 "cholesky [-nt TILES] [-b TILE_SIZE] [-reps R] [-modes na,mp,os] [-csv FILE]");
+    if (!rc)
+        rc = bu_parse_modes(modes, mode_names, NMODES, use);
     /* tile indices, below nt (nt + 1) / 2, are message and notification tags;
      * b * b is an int count */
     int *tag_ub, flag, max_tag = MPI_NOTIFY_TAG_UB, max_nt = 1;
@@ -301,14 +294,15 @@ int main(int argc, char **argv)
         max_tag = *tag_ub;
     while ((long) (max_nt + 1) * (max_nt + 2) / 2 - 1 <= max_tag)
         max_nt++;
-    /* every rank sees the same arguments, so all of them leave here or none */
-    if (nt < 1 || nt > max_nt || b < 1 || b > 46340 || reps < 1
-        || !(use[NA] || use[MP] || use[OS])) {
+    if (!rc && (nt < 1 || nt > max_nt || b < 1 || b > 46340 || reps < 1)) {
         if (rank == 0)
-            fprintf(stderr, "cholesky: need 1 <= TILES <= %d, 1 <= TILE_SIZE <= 46340, reps >= 1 "
-                    "and -modes naming at least one of na,mp,os\n", max_nt);
+            fprintf(stderr, "cholesky: need 1 <= TILES <= %d, 1 <= TILE_SIZE <= 46340, "
+                    "reps >= 1\n", max_nt);
+        rc = 1;
+    }
+    if (rc) {
         MPI_Finalize();
-        return 1;
+        return rc > 0;
     }
     ntiles = tile_index(nt, 0);
     MPI_Win_allocate((MPI_Aint) ntiles * b * b * sizeof(double), sizeof(double), MPI_INFO_NULL,
@@ -326,8 +320,7 @@ int main(int argc, char **argv)
                "interleaved runs\n", np, nt, nt, b, b, n, reps);
         printf("%-4s %10s %10s %8s %12s\n", "mode", "time_s", "Gflop/s", "vs_na", "residual");
         fflush(stdout);
-        if (csv && (out = fopen(csv, "w")))
-            fprintf(out, "mode,ranks,tiles,tile_size,time_s,gflops,ratio_to_na,residual\n");
+        out = bu_csv_open(csv, "mode,ranks,tiles,tile_size,time_s,gflops,ratio_to_na,residual");
     }
     for (int r = 0; r < reps; r++) {
         for (mode = 0; mode < NMODES; mode++) {
@@ -346,7 +339,8 @@ int main(int argc, char **argv)
         for (int m = 0; m < NMODES; m++) {
             if (!use[m])
                 continue;
-            qsort(times + m * reps, reps, sizeof(double), cmp_double);
+            bu_sort(times + m * reps, reps);
+            /* the lower middle value: of an even number of reps, the faster */
             med[m] = times[m * reps + (reps - 1) / 2];
         }
         for (int m = 0; m < NMODES; m++) {

@@ -13,32 +13,38 @@
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *) a, y = *(const double *) b;
-    return (x > y) - (x < y);
-}
+#include "bench_util.h"
 
 int main(int argc, char **argv)
 {
-    int n = 100000, reps = 5, rank, size;
-    char posted_list[256] = "1,100,10000";
-    const char *csv = NULL;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "-n") && i + 1 < argc)
-            n = atoi(argv[++i]);
-        else if (!strcmp(argv[i], "-reps") && i + 1 < argc)
-            reps = atoi(argv[++i]);
-        else if (!strcmp(argv[i], "-posted") && i + 1 < argc)
-            snprintf(posted_list, sizeof(posted_list), "%s", argv[++i]);
-        else if (!strcmp(argv[i], "-csv") && i + 1 < argc)
-            csv = argv[++i];
-    }
+    int n = 100000, reps = 5, rank, size, posted[128], nposted;
+    const char *posted_list = "1,100,10000", *csv = NULL;
+    const bu_opt_t opts[] = {
+        {"-n", BU_INT, &n, "notifications per repetition (100000)"},
+        {"-reps", BU_INT, &reps, "repetitions, the median is reported (5)"},
+        {"-posted", BU_STRING, &posted_list, "comma-separated numbers of requests posted "
+         "for other tags (1,100,10000)"},
+        {"-csv", BU_STRING, &csv, "also write the results to this CSV file"},
+    };
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
+    /* the same arguments everywhere, so all ranks leave here or none */
+    int rc = !bu_same_args(argc, argv, MPI_COMM_WORLD) ? 1 :
+        bu_parse(argc, argv, opts, BU_NELEMS(opts),
+                 "msgrate [-n NOTIFICATIONS] [-reps R] [-posted P1,P2,...] [-csv FILE]");
+    if (!rc && (nposted = bu_parse_int_list(posted_list, posted, BU_NELEMS(posted), 0,
+                                            "-posted")) < 0)
+        rc = 1;
+    if (!rc && (n < 1 || reps < 1)) {
+        if (rank == 0)
+            fprintf(stderr, "msgrate: need NOTIFICATIONS >= 1 and R >= 1\n");
+        rc = 1;
+    }
+    if (rc) {
+        MPI_Finalize();
+        return rc > 0;
+    }
     if (size != 2) {
         if (rank == 0)
             fprintf(stderr, "msgrate: run with 2 processes\n");
@@ -50,15 +56,14 @@ int main(int argc, char **argv)
     MPI_Win_lock_all(0, win);
     double *t = malloc(reps * sizeof(double));
     FILE *out = NULL;
-    if (rank == 1 && csv && (out = fopen(csv, "w")))
-        fprintf(out, "posted,ns_per_notification,notifications_per_s\n");
+    if (rank == 1)
+        out = bu_csv_open(csv, "posted,ns_per_notification,notifications_per_s");
     if (rank == 1)
         printf("# msgrate: %d notifications of 8 B per repetition, median of %d\n"
                "%10s %14s %16s\n", n, reps, "posted", "ns_per_notif", "notif_per_sec");
 
-    char *save, *tok = strtok_r(posted_list, ",", &save);
-    for (; tok; tok = strtok_r(NULL, ",", &save)) {
-        int p = atoi(tok);
+    for (int k = 0; k < nposted; k++) {
+        int p = posted[k];
         MPI_Request *others = NULL, counting;
         if (rank == 1) {
             others = malloc((p > 0 ? p : 1) * sizeof(MPI_Request));
@@ -88,8 +93,8 @@ int main(int argc, char **argv)
             MPI_Barrier(MPI_COMM_WORLD);
         }
         if (rank == 1) {
-            qsort(t, reps, sizeof(double), cmp_double);
-            double med = t[reps / 2];
+            double med;
+            bu_stats(t, reps, &med, NULL, NULL);
             printf("%10d %14.1f %16.0f\n", p, med / n * 1e9, n / med);
             if (out)
                 fprintf(out, "%d,%.1f,%.0f\n", p, med / n * 1e9, n / med);

@@ -14,10 +14,10 @@
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
+#include "bench_util.h"
 
 enum { NA, MP, PSCW, PFS, NMODES };
-static const char *mode_names[NMODES] = { "na", "mp", "pscw", "pfs" };
+static const char *const mode_names[NMODES] = { "na", "mp", "pscw", "pfs" };
 
 static int rank, peer;
 static MPI_Win win;
@@ -25,12 +25,6 @@ static char *wbuf, *lbuf;
 static MPI_Group peer_group;
 static MPI_Request nreq;
 static volatile double sink;
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *) a, y = *(const double *) b;
-    return (x > y) - (x < y);
-}
 
 static void compute(double usec)
 {
@@ -99,35 +93,44 @@ static double median_time(int mode, int size, double work, int iters, double *t)
 {
     for (int i = 0; i < iters; i++)
         t[i] = transfer(mode, size, work);
-    qsort(t, iters, sizeof(double), cmp_double);
-    double med = t[iters / 2];
+    double med;
+    bu_stats(t, iters, &med, NULL, NULL);
     MPI_Bcast(&med, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
     return med;
 }
 
 int main(int argc, char **argv)
 {
-    int iters = 200, sizes[16], nsizes = 0;
-    char list[256] = "8,1024,65536,1048576";
-    const char *csv = NULL;
-    for (int a = 1; a < argc; a++) {
-        if (!strcmp(argv[a], "-n") && a + 1 < argc)
-            iters = atoi(argv[++a]);
-        else if (!strcmp(argv[a], "-sizes") && a + 1 < argc)
-            snprintf(list, sizeof(list), "%s", argv[++a]);
-        else if (!strcmp(argv[a], "-csv") && a + 1 < argc)
-            csv = argv[++a];
-    }
-    for (char *save, *tok = strtok_r(list, ",", &save); tok && nsizes < 16;
-         tok = strtok_r(NULL, ",", &save))
-        sizes[nsizes++] = atoi(tok);
-    int max = 1;
-    for (int s = 0; s < nsizes; s++)
-        max = sizes[s] > max ? sizes[s] : max;
+    int iters = 200, sizes[16], nsizes;
+    const char *list = "8,1024,65536,1048576", *csv = NULL;
+    const bu_opt_t opts[] = {
+        {"-n", BU_INT, &iters, "transfers per measurement, the median is used (200)"},
+        {"-sizes", BU_STRING, &list, "comma-separated message sizes in bytes, at most 16 "
+         "(8,1024,65536,1048576)"},
+        {"-csv", BU_STRING, &csv, "also write the results to this CSV file"},
+    };
     MPI_Init(&argc, &argv);
     int np;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &np);
+    /* the same arguments everywhere, so all ranks leave here or none */
+    int rc = !bu_same_args(argc, argv, MPI_COMM_WORLD) ? 1 :
+        bu_parse(argc, argv, opts, BU_NELEMS(opts),
+                 "overlap [-n ITERS] [-sizes 8,1024,65536,1048576] [-csv FILE]");
+    if (!rc && (nsizes = bu_parse_int_list(list, sizes, BU_NELEMS(sizes), 0, "-sizes")) < 0)
+        rc = 1;
+    if (!rc && iters < 1) {
+        if (rank == 0)
+            fprintf(stderr, "overlap: need ITERS >= 1\n");
+        rc = 1;
+    }
+    if (rc) {
+        MPI_Finalize();
+        return rc > 0;
+    }
+    int max = 1;
+    for (int s = 0; s < nsizes; s++)
+        max = sizes[s] > max ? sizes[s] : max;
     if (np != 2) {
         if (rank == 0)
             fprintf(stderr, "overlap: run with 2 processes\n");
@@ -145,8 +148,7 @@ int main(int argc, char **argv)
     if (rank == 0) {
         printf("# overlap at the sender: median of %d transfers\n%-5s %9s %10s %10s %9s\n",
                iters, "mode", "bytes", "T0_us", "T_us", "overlap");
-        if (csv && (out = fopen(csv, "w")))
-            fprintf(out, "mode,bytes,t0_us,t_us,overlap\n");
+        out = bu_csv_open(csv, "mode,bytes,t0_us,t_us,overlap");
     }
     for (int s = 0; s < nsizes; s++) {
         for (int mode = 0; mode < NMODES; mode++) {

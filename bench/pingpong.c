@@ -25,9 +25,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "bench_util.h"
 
 enum { SENDRECV, PUT_NOTIFY, GET_NOTIFY, PSCW, FENCE, PUT_FLUSH_SEND, BOUND, NMODES };
-static const char *mode_names[NMODES] = { "sendrecv", "put_notify", "get_notify", "pscw",
+static const char *const mode_names[NMODES] = { "sendrecv", "put_notify", "get_notify", "pscw",
     "fence", "put_flush_send", "bound"
 };
 
@@ -37,12 +38,6 @@ static char *wbuf;              /* window: [0, max) inbox */
 static char *lbuf;              /* local source/destination */
 static MPI_Group peer_group;
 static MPI_Request nreq;        /* notify request for the peer, tag 1 */
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *) a, y = *(const double *) b;
-    return (x > y) - (x < y);
-}
 
 /* one round trip; rank 0 pings, rank 1 pongs.  iter makes payloads unique. */
 static void round_trip(int mode, int size, unsigned iter)
@@ -143,35 +138,40 @@ int main(int argc, char **argv)
     int iters = 1000, warmup = 100, rounds = -1, min = 8, max = 1 << 20;
     int use[NMODES];
     const char *csv = NULL, *modes = NULL;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "-n") && i + 1 < argc)
-            iters = atoi(argv[++i]);
-        else if (!strcmp(argv[i], "-w") && i + 1 < argc)
-            warmup = atoi(argv[++i]);
-        else if (!strcmp(argv[i], "-rounds") && i + 1 < argc)
-            rounds = atoi(argv[++i]);
-        else if (!strcmp(argv[i], "-min") && i + 1 < argc)
-            min = atoi(argv[++i]);
-        else if (!strcmp(argv[i], "-max") && i + 1 < argc)
-            max = atoi(argv[++i]);
-        else if (!strcmp(argv[i], "-modes") && i + 1 < argc)
-            modes = argv[++i];
-        else if (!strcmp(argv[i], "-csv") && i + 1 < argc)
-            csv = argv[++i];
-    }
-    for (int m = 0; m < NMODES; m++)
-        use[m] = !modes || strstr(modes, mode_names[m]) != NULL;
-    if (rounds == -1)           /* default: 10, fewer for a short run */
-        rounds = iters < 10 ? iters : 10;
-    if (iters < 1 || rounds < 1 || rounds > iters || warmup < 0 || min < 1 || max < min) {
-        fprintf(stderr, "pingpong: need 1 <= rounds <= iters, warmup >= 0, 1 <= min <= max\n");
-        return 1;
-    }
-
+    const bu_opt_t opts[] = {
+        {"-n", BU_INT, &iters, "timed round trips per size and mode (1000)"},
+        {"-w", BU_INT, &warmup, "warm-up round trips (100)"},
+        {"-rounds", BU_INT, &rounds, "rounds the modes are interleaved in (10, at most ITERS)"},
+        {"-min", BU_INT, &min, "smallest message in bytes (8)"},
+        {"-max", BU_INT, &max, "largest message in bytes, doubling from -min (1048576)"},
+        {"-modes", BU_STRING, &modes, "comma-separated subset of sendrecv,put_notify,"
+         "get_notify,pscw,fence,put_flush_send,bound (all)"},
+        {"-csv", BU_STRING, &csv, "also write the results to this CSV file"},
+    };
     MPI_Init(&argc, &argv);
     int nranks;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+    /* the same arguments everywhere, so all ranks leave here or none */
+    int rc = !bu_same_args(argc, argv, MPI_COMM_WORLD) ? 1 :
+        bu_parse(argc, argv, opts, BU_NELEMS(opts), "pingpong [-n ITERS] [-w WARMUP] [-rounds R] "
+                 "[-min BYTES] [-max BYTES] [-modes a,b,...] [-csv FILE]");
+    if (!rc)
+        rc = bu_parse_modes(modes, mode_names, NMODES, use);
+    if (!rc) {
+        if (rounds == -1)       /* default: 10, fewer for a short run */
+            rounds = iters < 10 ? iters : 10;
+        if (iters < 1 || rounds < 1 || rounds > iters || warmup < 0 || min < 1 || max < min) {
+            if (rank == 0)
+                fprintf(stderr, "pingpong: need 1 <= rounds <= iters, warmup >= 0, "
+                        "1 <= min <= max\n");
+            rc = 1;
+        }
+    }
+    if (rc) {
+        MPI_Finalize();
+        return rc > 0;
+    }
     if (nranks != 2) {
         if (rank == 0)
             fprintf(stderr, "pingpong: run with 2 processes\n");
@@ -195,8 +195,7 @@ int main(int argc, char **argv)
                "modes interleaved in %d rounds\n", iters, warmup, rounds);
         printf("%-15s %9s %10s %10s %10s %9s\n", "mode", "bytes", "median_us", "p10_us",
                "p90_us", "vs_notify");
-        if (csv && (out = fopen(csv, "w")))
-            fprintf(out, "mode,bytes,median_us,p10_us,p90_us,ratio_to_put_notify\n");
+        out = bu_csv_open(csv, "mode,bytes,median_us,p10_us,p90_us,ratio_to_put_notify");
     }
 
     for (int size = min; size <= max; size *= 2) {
@@ -224,10 +223,7 @@ int main(int argc, char **argv)
         for (int mode = 0; mode < NMODES; mode++) {
             if (!use[mode])
                 continue;
-            qsort(t[mode], iters, sizeof(double), cmp_double);
-            med[mode] = t[mode][iters / 2];
-            p10[mode] = t[mode][iters / 10];
-            p90[mode] = t[mode][iters * 9 / 10];
+            bu_stats(t[mode], iters, &med[mode], &p10[mode], &p90[mode]);
         }
         if (rank != 0)
             continue;

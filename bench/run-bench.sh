@@ -23,6 +23,7 @@ QUICK=0
 OUT=${BENCH_OUT:-$TOP/_bench/$(date +%Y%m%d-%H%M%S)}
 mkdir -p "$OUT/bin"
 [ -x "$PREFIX/bin/mpicc" ] || { echo "run-bench: no MPICH in $PREFIX (run make)" >&2; exit 2; }
+. "$TOP/test/transports.sh"
 
 for b in pingpong msgrate stencil tree overlap; do
     "$PREFIX/bin/mpicc" -O2 -o "$OUT/bin/$b" "$TOP/bench/$b.c" -lm
@@ -62,18 +63,9 @@ if [[ " ${transports[*]} " == *" netns"* ]]; then
 fi
 start=$(date +%s)
 for tr in "${transports[@]}"; do
-    case $tr in
-        shm) env=("FI_PROVIDER=tcp;ofi_rxm") ;;
-        generic) env=("FI_PROVIDER=tcp;ofi_rxm" MPIR_CVAR_NOTIFY_FORCE_GENERIC=1) ;;
-        tcp) env=("FI_PROVIDER=tcp;ofi_rxm" MPIR_CVAR_NOLOCAL=1) ;;
-        # the same with the libfabric fast path off: the generic AM path
-        tcp-am) env=("FI_PROVIDER=tcp;ofi_rxm" MPIR_CVAR_NOLOCAL=1 MPIR_CVAR_NOTIFY_OFI_PATH=generic) ;;
-        # ordered by completion, as on a provider without FI_ORDER_WAW
-        tcp-cmpl) env=("FI_PROVIDER=tcp;ofi_rxm" MPIR_CVAR_NOLOCAL=1 MPIR_CVAR_NOTIFY_OFI_ORDERING=completion) ;;
-        netns) env=("FI_PROVIDER=tcp;ofi_rxm") ;;   # remote by placement, no NOLOCAL
-        netns-am) env=("FI_PROVIDER=tcp;ofi_rxm" MPIR_CVAR_NOTIFY_OFI_PATH=generic) ;;
-        *) echo "run-bench: unknown transport $tr" >&2; exit 2 ;;
-    esac
+    # the environment of each transport: test/transports, shared with the suite
+    envs=$(transport_env "$tr") || { echo "run-bench: unknown transport $tr" >&2; exit 2; }
+    read -r -a env <<<"$envs"
     if [ $QUICK = 1 ]; then
         run pingpong "$tr" "${env[@]}" -- -n "$ITERS" -max 65536
         run cholesky "$tr" "${env[@]}" -- -nt 16 -b 32

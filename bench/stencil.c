@@ -24,9 +24,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "bench_util.h"
 
 enum { NA, MP, PSCW, FENCE, NMODES };
-static const char *mode_names[NMODES] = { "na", "mp", "pscw", "fence" };
+static const char *const mode_names[NMODES] = { "na", "mp", "pscw", "fence" };
 
 static int rank, np, m, w, left, right;
 static double *A;               /* m rows x (w + 1) columns; column 0 is the halo */
@@ -112,12 +113,6 @@ static void sweep(int mode)
         MPI_Win_flush(right, win);      /* the sources are rewritten next sweep */
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *) a, y = *(const double *) b;
-    return (x > y) - (x < y);
-}
-
 /* SWEEPS sweeps in one mode from a fresh grid; returns the slowest rank's
  * time and sets *ok on every rank to whether the corner came out right */
 static double run_once(int mode, int iters, double expect, int *ok)
@@ -158,44 +153,42 @@ static double run_once(int mode, int iters, double expect, int *ok)
 
 int main(int argc, char **argv)
 {
-    int iters = 10, reps = 3, use[NMODES] = { 1, 1, 1, 1 };
-    const char *csv = NULL;
+    int iters = 10, reps = 3, use[NMODES];
+    const char *csv = NULL, *modes = NULL;
     m = 1280;
     w = 1280;
+    const bu_opt_t opts[] = {
+        {"-m", BU_INT, &m, "grid rows (1280)"},
+        {"-w", BU_INT, &w, "columns per rank (1280)"},
+        {"-iters", BU_INT, &iters, "sweeps per run (10)"},
+        {"-reps", BU_INT, &reps, "interleaved runs per mode, the median is reported (3)"},
+        {"-modes", BU_STRING, &modes, "comma-separated subset of na,mp,pscw,fence (all)"},
+        {"-csv", BU_STRING, &csv, "also write the results to this CSV file"},
+    };
     MPI_Init(&argc, &argv);
-    for (int a = 1; a < argc; a++) {
-        if (!strcmp(argv[a], "-m") && a + 1 < argc)
-            m = atoi(argv[++a]);
-        else if (!strcmp(argv[a], "-w") && a + 1 < argc)
-            w = atoi(argv[++a]);
-        else if (!strcmp(argv[a], "-iters") && a + 1 < argc)
-            iters = atoi(argv[++a]);
-        else if (!strcmp(argv[a], "-reps") && a + 1 < argc)
-            reps = atoi(argv[++a]);
-        else if (!strcmp(argv[a], "-csv") && a + 1 < argc)
-            csv = argv[++a];
-        else if (!strcmp(argv[a], "-modes") && a + 1 < argc) {
-            const char *list = argv[++a];
-            for (int k = 0; k < NMODES; k++)
-                use[k] = strstr(list, mode_names[k]) != NULL;
-        }
-    }
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &np);
+    /* the same arguments everywhere, so all ranks leave here or none */
+    int rc = !bu_same_args(argc, argv, MPI_COMM_WORLD) ? 1 :
+        bu_parse(argc, argv, opts, BU_NELEMS(opts), "stencil [-m ROWS] [-w WIDTH] "
+                 "[-iters SWEEPS] [-reps R] [-modes na,mp,pscw,fence] [-csv FILE]");
+    if (!rc)
+        rc = bu_parse_modes(modes, mode_names, NMODES, use);
     /* row indices are (notification) tags; the corner's tag 999999 travels
      * the other way, so it cannot be mistaken for a row */
     int *tag_ub, flag, max_rows = MPI_NOTIFY_TAG_UB;
     MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &tag_ub, &flag);
     if (flag && *tag_ub < max_rows)
         max_rows = *tag_ub;
-    /* every rank sees the same arguments, so all of them leave here or none */
-    if (m < 2 || m - 1 > max_rows || w < 1 || iters < 1 || reps < 1
-        || !(use[NA] || use[MP] || use[PSCW] || use[FENCE])) {
+    if (!rc && (m < 2 || m - 1 > max_rows || w < 1 || iters < 1 || reps < 1)) {
         if (rank == 0)
-            fprintf(stderr, "stencil: need 2 <= ROWS <= %d, WIDTH >= 1, SWEEPS >= 1, reps >= 1 "
-                    "and -modes naming at least one of na,mp,pscw,fence\n", max_rows + 1);
+            fprintf(stderr, "stencil: need 2 <= ROWS <= %d, WIDTH >= 1, SWEEPS >= 1, "
+                    "reps >= 1\n", max_rows + 1);
+        rc = 1;
+    }
+    if (rc) {
         MPI_Finalize();
-        return 1;
+        return rc > 0;
     }
     left = rank > 0 ? rank - 1 : MPI_PROC_NULL;
     right = rank < np - 1 ? rank + 1 : MPI_PROC_NULL;
@@ -216,8 +209,7 @@ int main(int argc, char **argv)
                "%d interleaved runs\n", np, m, n_global, w, iters, reps);
         printf("%-6s %10s %12s %10s\n", "mode", "time_s", "MFlop/s", "vs_na");
         fflush(stdout);
-        if (csv && (out = fopen(csv, "w")))
-            fprintf(out, "mode,ranks,rows,cols_per_rank,sweeps,time_s,mflops,ratio_to_na\n");
+        out = bu_csv_open(csv, "mode,ranks,rows,cols_per_rank,sweeps,time_s,mflops,ratio_to_na");
     }
     double *times = malloc((size_t) NMODES * reps * sizeof(double));
     int ok[NMODES] = { 1, 1, 1, 1 }, failed = 0;
@@ -234,7 +226,8 @@ int main(int argc, char **argv)
     for (int mode = 0; mode < NMODES; mode++) {
         if (!use[mode])
             continue;
-        qsort(times + mode * reps, reps, sizeof(double), cmp_double);
+        bu_sort(times + mode * reps, reps);
+        /* the lower middle value: of an even number of reps, the faster */
         med[mode] = times[mode * reps + (reps - 1) / 2];
         failed |= !ok[mode];
     }

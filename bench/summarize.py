@@ -4,7 +4,10 @@
 import csv, os, subprocess, sys
 
 out = sys.argv[1]
-TRANSPORTS = ["shm", "generic", "tcp", "tcp-am", "tcp-cmpl", "netns", "netns-am"]
+# in the order of the transport table shared with the test suite
+TABLE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "test", "transports")
+TRANSPORTS = [line.split("|")[0].strip() for line in open(TABLE)
+              if line.strip() and not line.lstrip().startswith("#")]
 
 
 def rows(name, tr):

@@ -19,51 +19,43 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "bench_util.h"
 
 enum { NA, MP, PSCW, REDUCE, NMODES };
-static const char *mode_names[NMODES] = { "na", "mp", "pscw", "reduce" };
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *) a, y = *(const double *) b;
-    return (x > y) - (x < y);
-}
+static const char *const mode_names[NMODES] = { "na", "mp", "pscw", "reduce" };
 
 int main(int argc, char **argv)
 {
-    int k = 16, count = 1, iters = 1000, rounds = -1, use[NMODES] = { 1, 1, 1, 1 };
-    const char *csv = NULL;
+    int k = 16, count = 1, iters = 1000, rounds = -1, use[NMODES];
+    const char *csv = NULL, *modes = NULL;
+    const bu_opt_t opts[] = {
+        {"-k", BU_INT, &k, "arity of the tree (16)"},
+        {"-count", BU_INT, &count, "doubles per rank (1)"},
+        {"-iters", BU_INT, &iters, "reductions per mode, the median is reported (1000)"},
+        {"-rounds", BU_INT, &rounds, "rounds the modes are interleaved in (10, at most N)"},
+        {"-modes", BU_STRING, &modes, "comma-separated subset of na,mp,pscw,reduce (all)"},
+        {"-csv", BU_STRING, &csv, "also write the results to this CSV file"},
+    };
     MPI_Init(&argc, &argv);
-    for (int a = 1; a < argc; a++) {
-        if (!strcmp(argv[a], "-k") && a + 1 < argc)
-            k = atoi(argv[++a]);
-        else if (!strcmp(argv[a], "-count") && a + 1 < argc)
-            count = atoi(argv[++a]);
-        else if (!strcmp(argv[a], "-iters") && a + 1 < argc)
-            iters = atoi(argv[++a]);
-        else if (!strcmp(argv[a], "-rounds") && a + 1 < argc)
-            rounds = atoi(argv[++a]);
-        else if (!strcmp(argv[a], "-csv") && a + 1 < argc)
-            csv = argv[++a];
-        else if (!strcmp(argv[a], "-modes") && a + 1 < argc) {
-            const char *list = argv[++a];
-            for (int i = 0; i < NMODES; i++)
-                use[i] = strstr(list, mode_names[i]) != NULL;
-        }
-    }
     int rank, np;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &np);
+    /* the same arguments everywhere, so all ranks leave here or none */
+    int rc = !bu_same_args(argc, argv, MPI_COMM_WORLD) ? 1 :
+        bu_parse(argc, argv, opts, BU_NELEMS(opts), "tree [-k ARITY] [-count DOUBLES] "
+                 "[-iters N] [-rounds R] [-modes na,mp,pscw,reduce] [-csv FILE]");
+    if (!rc)
+        rc = bu_parse_modes(modes, mode_names, NMODES, use);
     if (rounds == -1)           /* default: 10, fewer for a short run */
         rounds = iters < 10 ? iters : 10;
-    /* every rank sees the same arguments, so all of them leave here or none */
-    if (k < 1 || count < 1 || iters < 1 || rounds < 1 || rounds > iters
-        || !(use[NA] || use[MP] || use[PSCW] || use[REDUCE])) {
+    if (!rc && (k < 1 || count < 1 || iters < 1 || rounds < 1 || rounds > iters)) {
         if (rank == 0)
-            fprintf(stderr, "tree: need ARITY >= 1, DOUBLES >= 1, 1 <= rounds <= iters and "
-                    "-modes naming at least one of na,mp,pscw,reduce\n");
+            fprintf(stderr, "tree: need ARITY >= 1, DOUBLES >= 1, 1 <= rounds <= iters\n");
+        rc = 1;
+    }
+    if (rc) {
         MPI_Finalize();
-        return 1;
+        return rc > 0;
     }
     int parent = rank > 0 ? (rank - 1) / k : MPI_PROC_NULL;
     int first_child = rank * k + 1;
@@ -95,8 +87,7 @@ int main(int argc, char **argv)
                "modes interleaved in %d rounds\n", np, k, count, iters, rounds);
         printf("%-7s %10s %8s\n", "mode", "median_us", "vs_na");
         fflush(stdout);
-        if (csv && (out = fopen(csv, "w")))
-            fprintf(out, "mode,ranks,arity,count,median_us,ratio_to_na\n");
+        out = bu_csv_open(csv, "mode,ranks,arity,count,median_us,ratio_to_na");
     }
     int errors = 0;
     for (int r = 0; r < rounds; r++) {
@@ -181,8 +172,7 @@ int main(int argc, char **argv)
         for (int mode = 0; mode < NMODES; mode++) {
             if (!use[mode])
                 continue;
-            qsort(t + mode * iters, iters, sizeof(double), cmp_double);
-            med[mode] = t[mode * iters + iters / 2];
+            bu_stats(t + mode * iters, iters, &med[mode], NULL, NULL);
         }
         for (int mode = 0; mode < NMODES; mode++) {
             if (!use[mode])

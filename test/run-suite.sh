@@ -61,32 +61,20 @@ fail() {
     if [ -n "${3:-}" ] && [ -f "$3" ]; then tail -n 15 "$3" | sed 's/^/      | /'; fi
 }
 
-# Environment of each transport configuration.  ch4:ofi always opens a
-# libfabric provider; tcp;ofi_rxm works everywhere here, on loopback.
-config_env() {
-    case "$1" in
-        shm) echo "FI_PROVIDER=tcp;ofi_rxm" ;;
-        tcp) echo "MPIR_CVAR_NOLOCAL=1 FI_PROVIDER=tcp;ofi_rxm" ;;
-        sockets) echo "MPIR_CVAR_NOLOCAL=1 FI_PROVIDER=sockets" ;;
-        generic) echo "FI_PROVIDER=tcp;ofi_rxm MPIR_CVAR_NOTIFY_FORCE_GENERIC=1" ;;
-        generic-tcp) echo "MPIR_CVAR_NOLOCAL=1 FI_PROVIDER=tcp;ofi_rxm MPIR_CVAR_NOTIFY_FORCE_GENERIC=1" ;;
-        # the netmod with the libfabric fast path switched off
-        tcp-am) echo "MPIR_CVAR_NOLOCAL=1 FI_PROVIDER=tcp;ofi_rxm MPIR_CVAR_NOTIFY_OFI_PATH=generic" ;;
-        sockets-am) echo "MPIR_CVAR_NOLOCAL=1 FI_PROVIDER=sockets MPIR_CVAR_NOTIFY_OFI_PATH=generic" ;;
-        # the fast path ordered by completion, as on providers without FI_ORDER_WAW
-        tcp-cmpl) echo "MPIR_CVAR_NOLOCAL=1 FI_PROVIDER=tcp;ofi_rxm MPIR_CVAR_NOTIFY_OFI_ORDERING=completion" ;;
-        *) return 1 ;;
-    esac
-}
+# Environment of each transport configuration, and what
+# MPIR_CVAR_NOTIFY_VERBOSE must report in its logs so that a silent fall back
+# to another path fails the run: test/transports, shared with bench/.
+. "$TOP/test/transports.sh"
+config_env() { transport_env "$1"; }
+config_expect() { transport_expect "$1"; }
 
-# What MPIR_CVAR_NOTIFY_VERBOSE must report in a configuration's logs, so that
-# a silent fall back to another path fails the run.
-config_expect() {
-    case "$1" in
-        tcp | sockets) echo "libfabric remote CQ data via .* ordered by the provider" ;;
-        tcp-cmpl) echo "libfabric remote CQ data via .* ordered by completion" ;;
-        tcp-am | sockets-am) echo "libfabric path off (generic path forced)" ;;
-    esac
+# every descendant of a process, deepest last
+process_tree() {
+    local c
+    for c in $(pgrep -P "$1"); do
+        echo "$c"
+        process_tree "$c"
+    done
 }
 
 # run_mpi LOG TIMEOUT ENV NP PROGRAM ARGS...: 0 on success, 124 on timeout
@@ -95,13 +83,28 @@ run_mpi() {
     local log=$1 t=$2 envs=$3 np=$4; shift 4
     local -a envarr=()
     IFS=' ' read -r -a envarr <<<"$envs"
-    # MPIEXEC_TIMEOUT lets hydra kill the ranks itself; timeout(1) backs it up
-    env "${envarr[@]}" MPIEXEC_TIMEOUT="$t" \
-        timeout -k 10 $((t + 15)) "$MPIEXEC_CMD" -n "$np" "$@" >"$log" 2>&1
-    local rc=$?
+    # MPIEXEC_TIMEOUT lets hydra kill the ranks itself; past it (and a grace
+    # period) the whole process tree goes: hydra's proxies and ranks each
+    # start their own session, so neither a process group nor killing
+    # mpiexec alone reaches them.
+    env "${envarr[@]}" MPIEXEC_TIMEOUT="$t" "$MPIEXEC_CMD" -n "$np" "$@" >"$log" 2>&1 &
+    local pid=$! rc
+    sleep $((t + 15)) &
+    local timer=$!
+    wait -n "$pid" "$timer"
+    if kill -0 "$pid" 2>/dev/null; then
+        # shellcheck disable=SC2046
+        kill -KILL "$pid" $(process_tree "$pid") 2>/dev/null
+        wait "$pid" 2>/dev/null
+        rc=124
+    else
+        kill "$timer" 2>/dev/null
+        wait "$timer" 2>/dev/null
+        wait "$pid"
+        rc=$?
+    fi
     # hydra reports its own time-out with exit status 255 and a message
     if grep -q "APPLICATION TIMED OUT\|timeout" "$log" 2>/dev/null && [ $rc -ne 0 ]; then rc=124; fi
-    [ $rc -eq 124 ] || [ $rc -eq 137 ] && pkill -KILL -f "$OUT/bin/" 2>/dev/null
     # a sanitizer report fails the run even where a rank's status is lost
     if [ $rc -eq 0 ] && grep -q "ERROR: AddressSanitizer\|ERROR: LeakSanitizer\|runtime error:" "$log"; then
         rc=86
@@ -301,16 +304,8 @@ run_netns_suite() {
         fi
         for variant in netns netns-am netns-cmpl; do
             # the verbose report shows which path carried the notifications
-            envs="FI_PROVIDER=tcp;ofi_rxm MPIR_CVAR_NOTIFY_VERBOSE=1"
-            case $variant in
-                netns) expect=$(config_expect tcp) ;;
-                netns-am)
-                    envs="$envs MPIR_CVAR_NOTIFY_OFI_PATH=generic"
-                    expect=$(config_expect tcp-am) ;;
-                netns-cmpl)
-                    envs="$envs MPIR_CVAR_NOTIFY_OFI_ORDERING=completion"
-                    expect=$(config_expect tcp-cmpl) ;;
-            esac
+            envs="$(config_env $variant) MPIR_CVAR_NOTIFY_VERBOSE=1"
+            expect=$(config_expect $variant)
             [ "$name" = test/netns/where ] && expect=""
             id="$name -n 2 [$variant]"
             log=$OUT/logs/${name//\//_}.n2.$variant.log

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `make fuzz`: the randomized RMA checker (test/fuzz/rma_fuzz.c) on transport
 # configurations of test/run-suite.sh, with the environment run-suite.sh gives
-# them (its config_env, read from there so the two cannot drift apart).
+# them (test/transports, the table both read).
 #
 #   SEED=1 N=300 NP=2 CONFIGS=shm,tcp FUZZ_ARGS="-max-ops 40" test/fuzz/run-fuzz.sh
 #
@@ -21,11 +21,7 @@ if [ ! -x "$PREFIX/bin/mpicc" ] || [ ! -x "$PREFIX/bin/mpiexec" ]; then
     echo "fuzz: no patched MPICH installed in $PREFIX (run 'make' first)" >&2
     exit 2
 fi
-eval "$(sed -n '/^config_env() {/,/^}/p' "$TOP/test/run-suite.sh")"
-if ! declare -F config_env >/dev/null; then
-    echo "fuzz: no config_env in test/run-suite.sh" >&2
-    exit 2
-fi
+. "$TOP/test/transports.sh"
 
 bin=$BUILD/tests/bin/test_fuzz_rma_fuzz
 mkdir -p "$(dirname "$bin")"
@@ -34,7 +30,7 @@ mkdir -p "$(dirname "$bin")"
 rc=0
 IFS=',' read -r -a cfgs <<<"$CONFIGS"
 for cfg in "${cfgs[@]}"; do
-    if ! envs=$(config_env "$cfg"); then
+    if ! envs=$(transport_env "$cfg"); then
         echo "fuzz: unknown configuration $cfg" >&2
         rc=2
         continue

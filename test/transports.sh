@@ -1,0 +1,13 @@
+# Sourced by test/run-suite.sh, test/fuzz/run-fuzz.sh and bench/run-bench.sh:
+# lookups in the transport table test/transports (needs $TOP).
+#   transport_env NAME      its environment (VAR=VALUE ...); fails if unknown
+#   transport_expect NAME   what MPIR_CVAR_NOTIFY_VERBOSE must report, or ""
+transport_field() {
+    awk -F'|' -v n="$1" -v f="$2" '
+        /^[[:space:]]*#/ { next }
+        { k = $1; gsub(/^[[:space:]]+|[[:space:]]+$/, "", k) }
+        k == n { v = $f; gsub(/^[[:space:]]+|[[:space:]]+$/, "", v); print v; found = 1; exit }
+        END { exit !found }' "$TOP/test/transports"
+}
+transport_env() { transport_field "$1" 2; }
+transport_expect() { transport_field "$1" 3; }
