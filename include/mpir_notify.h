@@ -74,7 +74,4 @@ int MPIR_Notify_arrive(struct MPIR_Win *win, int src, int tag, MPI_Aint bytes, u
 /* Target: same, from a transport that delivers each origin's accesses in order. */
 int MPIR_Notify_arrive_in_order(struct MPIR_Win *win, int src, int tag, MPI_Aint bytes);
 
-/* Memory one queued notification costs (reported by tests). */
-size_t MPIR_Notify_entry_size(void);
-
 #endif /* MPIR_NOTIFY_H_INCLUDED */

@@ -148,13 +148,11 @@ sync_tree() {
     while read -r f; do
         if ! cmp -s "$stage/$f" "$SRC/$f"; then
             mkdir -p "$SRC/$(dirname "$f")"; cp "$stage/$f" "$SRC/$f"; changed=$((changed + 1))
-            echo "$f" >>"$BUILD/changed.list"
         fi
     done <"$now"
     if [ -f "$before" ]; then
         comm -23 "$before" "$now" | while read -r f; do
             if [ -f "$ORIG/$f" ]; then cp -p "$ORIG/$f" "$SRC/$f"; else rm -f "$SRC/$f"; fi
-            echo "$f" >>"$BUILD/changed.list"
         done
     fi
     mv "$now" "$before"
@@ -225,7 +223,6 @@ make_install() {
     [ -x "$PREFIX/bin/mpicc" ] || die "install finished but $PREFIX/bin/mpicc is missing"
 }
 
-rm -f "$BUILD/changed.list"
 fetch_tarball
 unpack
 sync_tree

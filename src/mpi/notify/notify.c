@@ -9,7 +9,7 @@
  *     with the number of posted exact requests.
  *   - unexpected notifications: four lists in arrival order (all, by
  *     (src, tag), by tag, by src), so a start of any kind takes each match
- *     in O(1).  An entry costs MPIR_Notify_entry_size() bytes (104 on
+ *     in O(1).  An entry costs sizeof(MPIR_Notify_entry_t) bytes (104 on
  *     x86-64), plus a bucket per distinct (src, tag) and per distinct tag
  *     queued; idle entries are freed down to the number in use
  *     (entry_release).
@@ -79,10 +79,6 @@ struct MPIR_Notify_win {
     uint32_t *recv_seq;         /* [origin] next sequence number to deliver */
 };
 
-size_t MPIR_Notify_entry_size(void)
-{
-    return sizeof(MPIR_Notify_entry_t);
-}
 
 /* ------------------------------------------------------------------ state */
 

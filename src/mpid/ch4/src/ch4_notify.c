@@ -1,13 +1,17 @@
 /*
  * Notified Access in ch4: MPID entry points.
  *
- * Produced here (origin) and carried by one of:
- *   - the shared-memory rings (shm/posix/posix_notify.c) for node-local
- *     targets of shared-memory windows;
- *   - one libfabric RMA write with remote CQ data (netmod/ofi/ofi_notify.c)
- *     for targets reached through the OFI netmod, when the provider can;
- *   - the generic MPIDIG active-message RMA protocol (mpidig_rma.h: notify_tag
- *     and notify_seq in the put/get headers), for everything else.
+ * Produced here (origin) and handed, like MPI_Put and MPI_Get in ch4_rma.h,
+ * to the shm module for node-local targets and to the netmod for the others
+ * (ch4_api.txt: put_notify, get_notify, notify_poll).  Each carries it over
+ * its own path where it can, else over the generic one:
+ *   - shm/posix/posix_notify.c: the shared-memory rings, for targets in a
+ *     shared-memory window;
+ *   - netmod/ofi/ofi_notify.c: one libfabric RMA write with remote CQ data,
+ *     where the provider can;
+ *   - src/mpidig_notify.h: the generic MPIDIG active-message RMA protocol
+ *     (mpidig_rma.h: notify_tag and notify_seq in the put/get headers),
+ *     for everything else (and every target of ch4:ucx).
  * Each (window, target) pair keeps one path for the window's lifetime.
  * Either way the target hands it to MPIR_Notify_arrive() once the access is
  * complete there (put: data written; get: data read); matching is in
@@ -15,12 +19,6 @@
  */
 
 #include "mpidimpl.h"
-#ifndef MPIDI_CH4_DIRECT_NETMOD
-#include "posix_notify.h"
-#endif
-#ifdef HAVE_CH4_NETMOD_OFI
-#include "../netmod/ofi/ofi_notify.h"
-#endif
 
 /*
 === BEGIN_MPI_T_CVAR_INFO_BLOCK ===
@@ -98,32 +96,18 @@ int MPID_Put_notify(const void *origin_addr, MPI_Aint origin_count,
                                  target_datatype, target_rank, tag, "put origin");
     MPIR_ERR_CHECK(mpi_errno);
 
+    MPIDI_winattr_t winattr = MPIDI_WIN(win, winattr);
+    MPIDI_av_entry_t *av = MPIDIU_win_rank_to_av(win, target_rank, winattr);
 #ifndef MPIDI_CH4_DIRECT_NETMOD
-    bool done;
-    mpi_errno = MPIDI_POSIX_notify_put(origin_addr, (int) origin_count, origin_datatype,
-                                       target_rank, target_disp, (int) target_count,
-                                       target_datatype, win, tag, &done);
-    if (done || mpi_errno)
-        goto fn_exit;
+    if (MPIDI_av_is_local(av))
+        mpi_errno = MPIDI_SHM_mpi_put_notify(origin_addr, (int) origin_count, origin_datatype,
+                                             target_rank, target_disp, (int) target_count,
+                                             target_datatype, win, winattr, tag);
+    else
 #endif
-#ifdef HAVE_CH4_NETMOD_OFI
-    {
-        bool done_ofi;
-        mpi_errno = MPIDI_OFI_notify_put(origin_addr, (int) origin_count, origin_datatype,
-                                        target_rank, target_disp, (int) target_count,
-                                        target_datatype, win, tag, &done_ofi);
-        if (done_ofi || mpi_errno)
-            goto fn_exit;
-    }
-#endif
-
-    int vci = MPIDI_WIN(win, am_vci);
-    MPID_THREAD_CS_ENTER(VCI, MPIDI_VCI(vci).lock);
-    mpi_errno = MPIDIG_do_put(origin_addr, (int) origin_count, origin_datatype, target_rank,
-                              target_disp, (int) target_count, target_datatype, win, tag, vci,
-                              NULL);
-    MPID_THREAD_CS_EXIT(VCI, MPIDI_VCI(vci).lock);
-  fn_exit:
+        mpi_errno = MPIDI_NM_mpi_put_notify(origin_addr, (int) origin_count, origin_datatype,
+                                            target_rank, target_disp, (int) target_count,
+                                            target_datatype, win, av, winattr, tag);
   fn_fail:
     return mpi_errno;
 }
@@ -136,45 +120,32 @@ int MPID_Get_notify(void *origin_addr, MPI_Aint origin_count, MPI_Datatype origi
                                  origin_datatype, target_rank, tag, "get target");
     MPIR_ERR_CHECK(mpi_errno);
 
+    MPIDI_winattr_t winattr = MPIDI_WIN(win, winattr);
+    MPIDI_av_entry_t *av = MPIDIU_win_rank_to_av(win, target_rank, winattr);
 #ifndef MPIDI_CH4_DIRECT_NETMOD
-    bool done;
-    mpi_errno = MPIDI_POSIX_notify_get(origin_addr, (int) origin_count, origin_datatype,
-                                       target_rank, target_disp, (int) target_count,
-                                       target_datatype, win, tag, &done);
-    if (done || mpi_errno)
-        goto fn_exit;
+    if (MPIDI_av_is_local(av))
+        mpi_errno = MPIDI_SHM_mpi_get_notify(origin_addr, (int) origin_count, origin_datatype,
+                                             target_rank, target_disp, (int) target_count,
+                                             target_datatype, win, winattr, tag);
+    else
 #endif
-#ifdef HAVE_CH4_NETMOD_OFI
-    {
-        bool done_ofi;
-        mpi_errno = MPIDI_OFI_notify_get(origin_addr, (int) origin_count, origin_datatype,
-                                        target_rank, target_disp, (int) target_count,
-                                        target_datatype, win, tag, &done_ofi);
-        if (done_ofi || mpi_errno)
-            goto fn_exit;
-    }
-#endif
-
-    int vci = MPIDI_WIN(win, am_vci);
-    MPID_THREAD_CS_ENTER(VCI, MPIDI_VCI(vci).lock);
-    mpi_errno = MPIDIG_do_get(origin_addr, (int) origin_count, origin_datatype, target_rank,
-                              target_disp, (int) target_count, target_datatype, win, tag, vci,
-                              NULL);
-    MPID_THREAD_CS_EXIT(VCI, MPIDI_VCI(vci).lock);
-  fn_exit:
+        mpi_errno = MPIDI_NM_mpi_get_notify(origin_addr, (int) origin_count, origin_datatype,
+                                            target_rank, target_disp, (int) target_count,
+                                            target_datatype, win, av, winattr, tag);
   fn_fail:
     return mpi_errno;
 }
 
-/* Deliver what the window's transports have already completed at this process
- * without a full progress call (the shared-memory rings). */
+/* Deliver what the window's transports have already completed at this
+ * process without a full progress call (the shared-memory rings). */
 int MPID_Notify_poll(MPIR_Win * win)
 {
+    int mpi_errno = MPIDI_NM_notify_poll(win);
 #ifndef MPIDI_CH4_DIRECT_NETMOD
-    return MPIDI_POSIX_notify_poll_win(win);
-#else
-    return MPI_SUCCESS;
+    if (mpi_errno == MPI_SUCCESS)
+        mpi_errno = MPIDI_SHM_notify_poll(win);
 #endif
+    return mpi_errno;
 }
 
 int MPID_Notify_init(MPIR_Win * win, int src_rank, int tag, int expected_count,

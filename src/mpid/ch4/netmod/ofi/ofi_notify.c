@@ -43,6 +43,7 @@
 #include "ofi_impl.h"
 #include "ofi_rma.h"
 #include "ofi_notify.h"
+#include "mpidig_notify.h"
 
 /*
 === BEGIN_MPI_T_CVAR_INFO_BLOCK ===
@@ -81,6 +82,19 @@ cvars:
                      previous notification to that target are delivery-
                      complete (one in flight per target)
 
+    - name        : MPIR_CVAR_NOTIFY_OFI_STRAY_WORDS
+      category    : NOTIFY
+      type        : int
+      default     : 0
+      class       : none
+      verbosity   : MPI_T_VERBOSITY_MPIDEV_DETAIL
+      scope       : MPI_T_SCOPE_LOCAL
+      description : >-
+        For testing: N > 0 sends, before every N-th notified put on the
+        libfabric path, a stray remote-CQ-data word that names no process
+        of the window, as a corrupt or late word would.  Targets must count
+        and drop it and handle the rest of its completion batch.
+
 === END_MPI_T_CVAR_INFO_BLOCK ===
 */
 
@@ -117,6 +131,7 @@ typedef struct MPIDI_OFI_notify_win {
     uint8_t *native;            /* [target] carried by this path */
     uint64_t *len_in;           /* [origin] length words received */
     pending_t **qhead, **qtail; /* [target] */
+    unsigned since_wait;        /* accesses issued since the last bound() */
 } MPIDI_OFI_notify_win_t;
 
 int MPIDI_OFI_notify_waiting;
@@ -161,7 +176,9 @@ int MPIDI_OFI_notify_cq_data(uint64_t data)
          * window): dropped and counted, so that the rest of the completion
          * batch, MPICH's own entries among them, is still handled. */
         MPIDI_OFI_notify_dropped++;
-        if (MPIR_CVAR_NOTIFY_VERBOSE)
+        /* the 1st, 2nd, 4th, 8th ... */
+        if (MPIR_CVAR_NOTIFY_VERBOSE &&
+            (MPIDI_OFI_notify_dropped & (MPIDI_OFI_notify_dropped - 1)) == 0)
             fprintf(stderr, "notify: dropped remote CQ data %#llx (window slot %d, "
                     "origin %d: no such window here); %lu dropped so far\n",
                     (unsigned long long) data, slot, src,
@@ -466,10 +483,37 @@ static int native_state(MPIR_Win * win, int target, MPIDI_OFI_notify_win_t ** ou
     return MPI_SUCCESS;
 }
 
+/* At most BOUND_EVERY notified accesses of a window in flight, then the
+ * origin waits for the window's writes and reads to complete, as a flush
+ * would.  libfabric 1.17's sockets provider crashed (SIGSEGV at the origin)
+ * with a few thousand small writes with remote CQ data outstanding; MPI_Put
+ * floods of the same sizes were fine.  One wait per 1024 costs a flood about
+ * one round trip in 1024. */
+#define BOUND_EVERY 1024
+static int bound(MPIR_Win * win, MPIDI_OFI_notify_win_t * nw)
+{
+    if (++nw->since_wait < BOUND_EVERY)
+        return MPI_SUCCESS;
+    nw->since_wait = 0;
+    return MPIDI_OFI_win_do_progress(win, MPIDI_OFI_WIN(win).vni);
+}
+
+/* MPIR_CVAR_NOTIFY_OFI_STRAY_WORDS: a word from origin 2^20 - 1, which no
+ * window of fewer processes has, so the target's lookup fails */
+static int maybe_stray(MPIR_Win * win, MPIDI_OFI_notify_win_t * nw, int target)
+{
+    static unsigned long nput;
+    if (++nput % MPIR_CVAR_NOTIFY_OFI_STRAY_WORDS ||
+        win->comm_ptr->local_size >= (1 << RANK_BITS))
+        return MPI_SUCCESS;
+    count_issued(win, 1);
+    return emit_word(win, target, word_head(nw->slot, (int) MASK(RANK_BITS)), NULL);
+}
+
 int MPIDI_OFI_notify_put(const void *origin_addr, int origin_count,
                          MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp,
                          int target_count, MPI_Datatype target_datatype, MPIR_Win * win,
-                         int tag, bool * done)
+                         int tag)
 {
     int mpi_errno = MPI_SUCCESS;
     MPIDI_OFI_notify_win_t *nw;
@@ -479,11 +523,16 @@ int MPIDI_OFI_notify_put(const void *origin_addr, int origin_count,
     MPIR_Request *req = NULL;
 
     mpi_errno = native_state(win, target_rank, &nw);
-    *done = (nw != NULL || mpi_errno);
+    MPIR_ERR_CHECK(mpi_errno);
     if (!nw)
-        goto fn_exit;
+        return MPIDIG_mpi_put_notify(origin_addr, origin_count, origin_datatype, target_rank,
+                                     target_disp, target_count, target_datatype, win, tag);
 
     MPIDIG_RMA_OP_CHECK_SYNC(target_rank, win);
+    if (unlikely(MPIR_CVAR_NOTIFY_OFI_STRAY_WORDS > 0)) {
+        mpi_errno = maybe_stray(win, nw, target_rank);
+        MPIR_ERR_CHECK(mpi_errno);
+    }
     MPIDI_Datatype_check_contig_size_lb(origin_datatype, origin_count, origin_contig,
                                         origin_bytes, origin_true_lb);
     MPIDI_Datatype_check_contig_size_extent_lb(target_datatype, target_count, target_contig,
@@ -559,6 +608,8 @@ int MPIDI_OFI_notify_put(const void *origin_addr, int origin_count,
         MPIR_ERR_CHECK(mpi_errno);
     }
     mpi_errno = notify_after(win, target_rank, words, carry ? 0 : nwords, req);
+    MPIR_ERR_CHECK(mpi_errno);
+    mpi_errno = bound(win, nw);
 
   fn_exit:
     return mpi_errno;
@@ -568,7 +619,7 @@ int MPIDI_OFI_notify_put(const void *origin_addr, int origin_count,
 
 int MPIDI_OFI_notify_get(void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
                          int target_rank, MPI_Aint target_disp, int target_count,
-                         MPI_Datatype target_datatype, MPIR_Win * win, int tag, bool * done)
+                         MPI_Datatype target_datatype, MPIR_Win * win, int tag)
 {
     int mpi_errno = MPI_SUCCESS;
     MPIDI_OFI_notify_win_t *nw;
@@ -578,9 +629,10 @@ int MPIDI_OFI_notify_get(void *origin_addr, int origin_count, MPI_Datatype origi
     MPIR_Request *req = NULL;
 
     mpi_errno = native_state(win, target_rank, &nw);
-    *done = (nw != NULL || mpi_errno);
+    MPIR_ERR_CHECK(mpi_errno);
     if (!nw)
-        goto fn_exit;
+        return MPIDIG_mpi_get_notify(origin_addr, origin_count, origin_datatype, target_rank,
+                                     target_disp, target_count, target_datatype, win, tag);
 
     MPIDIG_RMA_OP_CHECK_SYNC(target_rank, win);
     MPIDI_Datatype_check_contig_lb(origin_datatype, origin_contig, origin_true_lb);
@@ -620,6 +672,8 @@ int MPIDI_OFI_notify_get(void *origin_addr, int origin_count, MPI_Datatype origi
         MPIR_ERR_CHECK(mpi_errno);
     }
     mpi_errno = notify_after(win, target_rank, words, nwords, req);
+    MPIR_ERR_CHECK(mpi_errno);
+    mpi_errno = bound(win, nw);
 
   fn_exit:
     return mpi_errno;

@@ -6,6 +6,7 @@
 
 #include "mpidimpl.h"
 #include "posix_notify.h"
+#include "mpidig_notify.h"
 #include "notify_ring.h"
 
 /*
@@ -233,8 +234,7 @@ static int fast_target(MPIR_Win * win, int target_rank, struct MPIDI_POSIX_notif
  * datatype engine. */
 static int ring_access(void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
                        int target_rank, MPI_Aint target_disp, int target_count,
-                       MPI_Datatype target_datatype, MPIR_Win * win, int tag, bool is_put,
-                       bool * done)
+                       MPI_Datatype target_datatype, MPIR_Win * win, int tag, bool is_put)
 {
     int mpi_errno = MPI_SUCCESS;
     struct MPIDI_POSIX_notify_rings *r;
@@ -244,10 +244,12 @@ static int ring_access(void *origin_addr, int origin_count, MPI_Datatype origin_
     uint32_t pos, nseq;
     MPI_Aint bytes;
 
-    *done = false;
     if (!fast_target(win, target_rank, &r, &intra, &base, &disp_unit))
-        goto fn_exit;
-    *done = true;
+        return is_put ?
+            MPIDIG_mpi_put_notify(origin_addr, origin_count, origin_datatype, target_rank,
+                                  target_disp, target_count, target_datatype, win, tag) :
+            MPIDIG_mpi_get_notify(origin_addr, origin_count, origin_datatype, target_rank,
+                                  target_disp, target_count, target_datatype, win, tag);
 
     MPIDIG_RMA_OP_CHECK_SYNC(target_rank, win);
     /* what is written (check_access made sure it fits) */
@@ -290,19 +292,19 @@ static int ring_access(void *origin_addr, int origin_count, MPI_Datatype origin_
     goto fn_exit;
 }
 
-int MPIDI_POSIX_notify_put(const void *origin_addr, int origin_count,
-                           MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp,
-                           int target_count, MPI_Datatype target_datatype, MPIR_Win * win,
-                           int tag, bool * done)
+int MPIDI_POSIX_mpi_put_notify(const void *origin_addr, int origin_count,
+                               MPI_Datatype origin_datatype, int target_rank,
+                               MPI_Aint target_disp, int target_count,
+                               MPI_Datatype target_datatype, MPIR_Win * win, int tag)
 {
     return ring_access((void *) origin_addr, origin_count, origin_datatype, target_rank,
-                       target_disp, target_count, target_datatype, win, tag, true, done);
+                       target_disp, target_count, target_datatype, win, tag, true);
 }
 
-int MPIDI_POSIX_notify_get(void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
-                           int target_rank, MPI_Aint target_disp, int target_count,
-                           MPI_Datatype target_datatype, MPIR_Win * win, int tag, bool * done)
+int MPIDI_POSIX_mpi_get_notify(void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+                               int target_rank, MPI_Aint target_disp, int target_count,
+                               MPI_Datatype target_datatype, MPIR_Win * win, int tag)
 {
     return ring_access(origin_addr, origin_count, origin_datatype, target_rank, target_disp,
-                       target_count, target_datatype, win, tag, false, done);
+                       target_count, target_datatype, win, tag, false);
 }

@@ -26,14 +26,15 @@ int MPIDI_POSIX_notify_win_free(MPIR_Win * win);
 int MPIDI_POSIX_notify_progress(int vsi);
 int MPIDI_POSIX_notify_poll_win(MPIR_Win * win);
 
-/* Carry a notified put/get over the ring if the window has rings and the
- * target is another process of the node; *done says whether it did. */
-int MPIDI_POSIX_notify_put(const void *origin_addr, int origin_count,
-                           MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp,
-                           int target_count, MPI_Datatype target_datatype, MPIR_Win * win,
-                           int tag, bool * done);
-int MPIDI_POSIX_notify_get(void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
-                           int target_rank, MPI_Aint target_disp, int target_count,
-                           MPI_Datatype target_datatype, MPIR_Win * win, int tag, bool * done);
+/* MPIDI_SHM_mpi_put_notify / get_notify: over the target's ring if the
+ * window has rings and the target is another process of the node, else the
+ * generic path. */
+int MPIDI_POSIX_mpi_put_notify(const void *origin_addr, int origin_count,
+                               MPI_Datatype origin_datatype, int target_rank,
+                               MPI_Aint target_disp, int target_count,
+                               MPI_Datatype target_datatype, MPIR_Win * win, int tag);
+int MPIDI_POSIX_mpi_get_notify(void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+                               int target_rank, MPI_Aint target_disp, int target_count,
+                               MPI_Datatype target_datatype, MPIR_Win * win, int tag);
 
 #endif /* POSIX_NOTIFY_H_INCLUDED */
