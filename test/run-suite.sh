@@ -335,6 +335,7 @@ run_netns_suite() {
 # ------------------------------------------------------------------ unit tests
 # Code that can be exercised without MPI, with sanitizers on.
 run_unit_suite() {
+    run_cq_word_test
     echo "== unit tests (ThreadSanitizer) =="
     local bin=$OUT/bin/ring_stress log=$OUT/logs/ring_stress.log
     [[ ring_stress =~ $TESTS ]] || return 0
@@ -356,6 +357,23 @@ run_unit_suite() {
             fail "unit/ring_stress $args [tsan]" "exit $rc" "$log"
         fi
     done
+}
+
+# the libfabric path's CQ data word, encode and decode (ASan + UBSan)
+run_cq_word_test() {
+    local bin=$OUT/bin/cq_word log=$OUT/logs/cq_word.log
+    [[ cq_word =~ $TESTS ]] || return 0
+    if ! cc -std=gnu11 -O1 -g -Wall -Werror -fsanitize=address,undefined \
+        -fno-sanitize-recover=undefined -I"$TOP/src/mpid/ch4/netmod/ofi" -o "$bin" \
+        "$TOP/test/unit/cq_word.c" >"$OUT/logs/cq_word.compile.log" 2>&1; then
+        fail "unit/cq_word (compile)" "" "$OUT/logs/cq_word.compile.log"
+        return
+    fi
+    if timeout 60 "$bin" >"$log" 2>&1 && grep -q '^No Errors' "$log"; then
+        pass "unit/cq_word [asan,ubsan]" 0
+    else
+        fail "unit/cq_word [asan,ubsan]" "" "$log"
+    fi
 }
 
 # The build refuses sources it cannot trust, with a message saying why.

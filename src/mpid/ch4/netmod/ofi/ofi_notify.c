@@ -8,12 +8,8 @@
  * handler (ofi_progress.h) for remote-write completions with CQ data, then
  * matched by MPIR_Notify_arrive_in_order (src/mpi/notify/notify.c).
  *
- * Wire format of the CQ data word:
- *   bit 63 = 0  notification: [62:55] window slot, [54:35] origin rank,
- *               [34:11] tag, [10:0] bytes (2047: see the length words)
- *   bit 63 = 1  length word:  [62:55] slot, [54:35] origin rank, [34:0] the
- *               next 35 bits of the byte count of the origin's next notification
- * The slot is a per-window number agreed at window creation, so the target
+ * Wire format of the CQ data word: ofi_notify_word.h (window slot, origin
+ * rank, tag, bytes; length words for large counts).  The slot is a per-window number agreed at window creation, so the target
  * finds the window without a lookup table keyed by 64-bit window ids.
  *
  * Order (non-overtaking per origin, target and window) is chosen at window
@@ -43,6 +39,7 @@
 #include "ofi_impl.h"
 #include "ofi_rma.h"
 #include "ofi_notify.h"
+#include "ofi_notify_word.h"
 #include "mpidig_notify.h"
 
 /*
@@ -98,18 +95,10 @@ cvars:
 === END_MPI_T_CVAR_INFO_BLOCK ===
 */
 
-#define NSLOTS       256
-#define SLOT_SHIFT   55
-#define RANK_SHIFT   35
-#define RANK_BITS    20
-#define TAG_SHIFT    11
-#define BYTES_BITS   11
-#define BYTES_ESC    ((1u << BYTES_BITS) - 1)
-#define LEN_BITS     35
-#define LEN_WORD     (1ULL << 63)
-#define MASK(bits)   ((1ULL << (bits)) - 1)
+#define NSLOTS       MPIDI_OFI_NW_SLOTS
+#define RANK_BITS    MPIDI_OFI_NW_RANK_BITS
 
-_Static_assert(MPIR_NOTIFY_TAG_BITS == 24, "tag field of the CQ data word");
+_Static_assert(MPIR_NOTIFY_TAG_BITS == MPIDI_OFI_NW_TAG_BITS, "tag field of the CQ data word");
 
 /* A notification that must wait for an earlier one to the same target, or
  * (completion ordering) for its own data or previous word to be delivered. */
@@ -142,33 +131,11 @@ static bool reserved[NSLOTS];
 static pending_t *waiting_head;
 static bool in_progress;
 
-/* ------------------------------------------------------------- encoding */
-
-static uint64_t word_head(int slot, int rank)
-{
-    return ((uint64_t) slot << SLOT_SHIFT) | ((uint64_t) rank << RANK_SHIFT);
-}
-
-/* Length words (most significant part first) then the notification. */
-static int encode(int slot, int rank, int tag, MPI_Aint bytes, uint64_t words[3])
-{
-    int n = 0;
-    uint64_t b = (uint64_t) bytes;
-    if (b >= BYTES_ESC) {
-        if (b >> LEN_BITS)
-            words[n++] = LEN_WORD | word_head(slot, rank) | (b >> LEN_BITS);
-        words[n++] = LEN_WORD | word_head(slot, rank) | (b & MASK(LEN_BITS));
-        b = BYTES_ESC;
-    }
-    words[n++] = word_head(slot, rank) | ((uint64_t) tag << TAG_SHIFT) | b;
-    return n;
-}
-
 int MPIDI_OFI_notify_cq_data(uint64_t data)
 {
     int mpi_errno = MPI_SUCCESS;
-    int slot = (int) ((data >> SLOT_SHIFT) & MASK(8));
-    int src = (int) ((data >> RANK_SHIFT) & MASK(RANK_BITS));
+    int slot = MPIDI_OFI_nw_slot(data);
+    int src = MPIDI_OFI_nw_rank(data);
     MPIR_Win *win = slots[slot];
 
     if (unlikely(win == NULL || src >= win->comm_ptr->local_size)) {
@@ -187,17 +154,12 @@ int MPIDI_OFI_notify_cq_data(uint64_t data)
     }
     MPIDI_OFI_notify_win_t *nw = MPIDI_OFI_WIN(win).notify;
 
-    if (data & LEN_WORD) {
-        nw->len_in[src] = (nw->len_in[src] << LEN_BITS) | (data & MASK(LEN_BITS));
+    if (MPIDI_OFI_nw_is_len(data)) {
+        MPIDI_OFI_nw_add_len(data, &nw->len_in[src]);
         goto fn_exit;
     }
-    MPI_Aint bytes = (MPI_Aint) (data & MASK(BYTES_BITS));
-    if (bytes == BYTES_ESC) {
-        bytes = (MPI_Aint) nw->len_in[src];
-        nw->len_in[src] = 0;
-    }
-    int tag = (int) ((data >> TAG_SHIFT) & MASK(MPIR_NOTIFY_TAG_BITS));
-    mpi_errno = MPIR_Notify_arrive_in_order(win, src, tag, bytes);
+    MPI_Aint bytes = (MPI_Aint) MPIDI_OFI_nw_bytes(data, &nw->len_in[src]);
+    mpi_errno = MPIR_Notify_arrive_in_order(win, src, MPIDI_OFI_nw_tag(data), bytes);
 
   fn_exit:
     return mpi_errno;
@@ -507,7 +469,7 @@ static int maybe_stray(MPIR_Win * win, MPIDI_OFI_notify_win_t * nw, int target)
         win->comm_ptr->local_size >= (1 << RANK_BITS))
         return MPI_SUCCESS;
     count_issued(win, 1);
-    return emit_word(win, target, word_head(nw->slot, (int) MASK(RANK_BITS)), NULL);
+    return emit_word(win, target, MPIDI_OFI_nw_head(nw->slot, (1 << RANK_BITS) - 1), NULL);
 }
 
 int MPIDI_OFI_notify_put(const void *origin_addr, int origin_count,
@@ -540,7 +502,7 @@ int MPIDI_OFI_notify_put(const void *origin_addr, int origin_count,
     /* what is written: the origin's bytes (check_access made sure they fit) */
     MPI_Aint bytes = origin_bytes;
     (void) target_bytes;
-    int nwords = encode(nw->slot, win->comm_ptr->rank, tag, bytes, words);
+    int nwords = MPIDI_OFI_nw_encode(nw->slot, win->comm_ptr->rank, tag, (uint64_t) bytes, words);
 
     MPIDI_OFI_target_mr_t mr;
     MPIDI_OFI_prepare_target_mr(target_rank, target_disp, target_extent, target_true_lb,
@@ -641,7 +603,8 @@ int MPIDI_OFI_notify_get(void *origin_addr, int origin_count, MPI_Datatype origi
     (void) origin_true_lb;
     (void) target_extent;
     (void) target_true_lb;
-    int nwords = encode(nw->slot, win->comm_ptr->rank, tag, target_bytes, words);
+    int nwords = MPIDI_OFI_nw_encode(nw->slot, win->comm_ptr->rank, tag, (uint64_t) target_bytes,
+                                     words);
     MPIDI_av_entry_t *av = MPIDIU_comm_rank_to_av(win->comm_ptr, target_rank);
 
     if (target_bytes > 0) {
