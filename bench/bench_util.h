@@ -309,4 +309,16 @@ static inline int bu_same_args(int argc, char **argv, MPI_Comm comm)
     return 0;
 }
 
+/* MPI_Init, the rank and size in MPI_COMM_WORLD, then the options: the same
+ * on every rank, so that all ranks leave on a bad one or none.  0: parsed */
+static inline int bu_init(int *argc, char ***argv, const bu_opt_t * opts, int nopts,
+                          const char *usage, int *rank, int *nranks)
+{
+    MPI_Init(argc, argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, rank);
+    MPI_Comm_size(MPI_COMM_WORLD, nranks);
+    return !bu_same_args(*argc, *argv, MPI_COMM_WORLD) ? 1 :
+        bu_parse(*argc, *argv, opts, nopts, usage);
+}
+
 #endif /* BENCH_UTIL_H */

@@ -277,13 +277,9 @@ int main(int argc, char **argv)
         {"-modes", BU_STRING, &modes, "comma-separated subset of na,mp,os (all)"},
         {"-csv", BU_STRING, &csv, "also write the results to this CSV file"},
     };
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &np);
-    /* the same arguments everywhere, so all ranks leave here or none */
-    int rc = !bu_same_args(argc, argv, MPI_COMM_WORLD) ? 1 :
-        bu_parse(argc, argv, opts, BU_NELEMS(opts),
-                 "cholesky [-nt TILES] [-b TILE_SIZE] [-reps R] [-modes na,mp,os] [-csv FILE]");
+    int rc = bu_init(&argc, &argv, opts, BU_NELEMS(opts),
+                     "cholesky [-nt TILES] [-b TILE_SIZE] [-reps R] [-modes na,mp,os] [-csv FILE]",
+                     &rank, &np);
     if (!rc)
         rc = bu_parse_modes(modes, mode_names, NMODES, use);
     /* tile indices, below nt (nt + 1) / 2, are message and notification tags;

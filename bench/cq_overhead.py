@@ -12,7 +12,8 @@ profile and relates them to all instructions of the run.
 The added instructions are found in LIBMPI.so's disassembly (objdump), so the
 count needs no debug information: every inlined copy of the per-entry test is
 `mov flags; and $MASK; cmp $MASK; je`, every copy of the per-call test is
-`lea MPIDI_OFI_notify_waiting; mov; test; jne`.  Profiles must be written
+`mov MPIDI_OFI_global.notify.nwaiting; test; jne` to a call of
+MPIDI_OFI_notify_progress.  Profiles must be written
 with --dump-instr=yes --compress-pos=no --compress-strings=no.
 """
 import re
@@ -33,9 +34,12 @@ def added_offsets(lib):
         if m:
             insns.append((int(m.group(1), 16), m.group(2)))
     per_call, per_entry = set(), set()
+    calls = {addr for addr, text in insns
+             if text.startswith("call") and "<MPIDI_OFI_notify_progress>" in text}
     for i, (addr, text) in enumerate(insns):
-        if "<MPIDI_OFI_notify_waiting>" in text and text.startswith("lea"):
-            per_call.update(a for a, _ in insns[i:i + 4])
+        m = re.match(r"jne\s+([0-9a-f]+)", text)
+        if m and int(m.group(1), 16) in calls and insns[i - 1][1].startswith("test"):
+            per_call.update(a for a, _ in insns[i - 2:i + 1])
         if text.startswith("and    " + CQE_MASK) and insns[i + 1][1].startswith("cmp    " + CQE_MASK):
             per_entry.update(a for a, _ in insns[i - 1:i + 3])
     return per_call, per_entry
@@ -77,7 +81,7 @@ def main():
         call_ir = sum(per_addr.get(o, 0) for o in per_call)
         entry_ir = sum(per_addr.get(o, 0) for o in per_entry)
         print(f"{prof}: total {total} Ir; per-progress test {call_ir} Ir "
-              f"({call_ir // 4} calls), per-CQ-entry test {entry_ir} Ir "
+              f"({call_ir // 3} calls), per-CQ-entry test {entry_ir} Ir "
               f"({entry_ir // 4} entries); added {100.0 * (call_ir + entry_ir) / total:.3f}%")
 
 

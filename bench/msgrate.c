@@ -26,13 +26,9 @@ int main(int argc, char **argv)
          "for other tags (1,100,10000)"},
         {"-csv", BU_STRING, &csv, "also write the results to this CSV file"},
     };
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    /* the same arguments everywhere, so all ranks leave here or none */
-    int rc = !bu_same_args(argc, argv, MPI_COMM_WORLD) ? 1 :
-        bu_parse(argc, argv, opts, BU_NELEMS(opts),
-                 "msgrate [-n NOTIFICATIONS] [-reps R] [-posted P1,P2,...] [-csv FILE]");
+    int rc = bu_init(&argc, &argv, opts, BU_NELEMS(opts),
+                     "msgrate [-n NOTIFICATIONS] [-reps R] [-posted P1,P2,...] [-csv FILE]",
+                     &rank, &size);
     if (!rc && (nposted = bu_parse_int_list(posted_list, posted, BU_NELEMS(posted), 0,
                                             "-posted")) < 0)
         rc = 1;

@@ -109,14 +109,9 @@ int main(int argc, char **argv)
          "(8,1024,65536,1048576)"},
         {"-csv", BU_STRING, &csv, "also write the results to this CSV file"},
     };
-    MPI_Init(&argc, &argv);
     int np;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &np);
-    /* the same arguments everywhere, so all ranks leave here or none */
-    int rc = !bu_same_args(argc, argv, MPI_COMM_WORLD) ? 1 :
-        bu_parse(argc, argv, opts, BU_NELEMS(opts),
-                 "overlap [-n ITERS] [-sizes 8,1024,65536,1048576] [-csv FILE]");
+    int rc = bu_init(&argc, &argv, opts, BU_NELEMS(opts),
+                     "overlap [-n ITERS] [-sizes 8,1024,65536,1048576] [-csv FILE]", &rank, &np);
     if (!rc && (nsizes = bu_parse_int_list(list, sizes, BU_NELEMS(sizes), 0, "-sizes")) < 0)
         rc = 1;
     if (!rc && iters < 1) {

@@ -148,14 +148,10 @@ int main(int argc, char **argv)
          "get_notify,pscw,fence,put_flush_send,bound (all)"},
         {"-csv", BU_STRING, &csv, "also write the results to this CSV file"},
     };
-    MPI_Init(&argc, &argv);
     int nranks;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &nranks);
-    /* the same arguments everywhere, so all ranks leave here or none */
-    int rc = !bu_same_args(argc, argv, MPI_COMM_WORLD) ? 1 :
-        bu_parse(argc, argv, opts, BU_NELEMS(opts), "pingpong [-n ITERS] [-w WARMUP] [-rounds R] "
-                 "[-min BYTES] [-max BYTES] [-modes a,b,...] [-csv FILE]");
+    int rc = bu_init(&argc, &argv, opts, BU_NELEMS(opts),
+                     "pingpong [-n ITERS] [-w WARMUP] [-rounds R] "
+                     "[-min BYTES] [-max BYTES] [-modes a,b,...] [-csv FILE]", &rank, &nranks);
     if (!rc)
         rc = bu_parse_modes(modes, mode_names, NMODES, use);
     if (!rc) {

@@ -52,6 +52,87 @@ static inline int MPIR_Notify_request_is_active(const MPIR_Notify_req_t * nreq)
     return nreq->active;
 }
 
+/* The generic path's notification, in MPICH's active-message put and get
+ * headers (MPIDIG_put_msg_t, MPIDIG_get_msg_t); tag MPIR_NOTIFY_NONE for an
+ * ordinary put or get. */
+typedef struct MPIR_Notify_hdr {
+    int tag;
+    uint32_t seq;
+} MPIR_Notify_hdr_t;
+
+/* ... and at the target until the access is complete there (MPIDIG_req_t) */
+typedef struct MPIR_Notify_target {
+    MPIR_Notify_hdr_t hdr;
+    MPI_Aint bytes;
+    void *copy;                 /* notified get: the data read, until sent */
+} MPIR_Notify_target_t;
+
+static inline MPIR_Notify_hdr_t MPIR_Notify_hdr_of(const MPIR_Notify_hdr_t * notify)
+{
+    MPIR_Notify_hdr_t none = { MPIR_NOTIFY_NONE, 0 };
+    return notify ? *notify : none;
+}
+
+static inline MPIR_Notify_target_t MPIR_Notify_target(MPIR_Notify_hdr_t hdr, MPI_Aint bytes)
+{
+    MPIR_Notify_target_t t = { hdr, bytes, NULL };
+    return t;
+}
+
+/* --- the path table ---
+ * How a window's notified accesses reach each target, chosen once by the
+ * transports' window hooks at window creation and kept for the window's
+ * life, so that two paths never race for one (window, target) pair.
+ * Producers switch on it; the verbose report and MPI_T (performance
+ * variables notify_path and notify_path_reason, bound to a window:
+ * src/mpi/notify/notify_path.c) read it.  Targets no hook claims take the
+ * generic path. */
+typedef enum MPIR_Notify_path {
+    MPIR_NOTIFY_PATH_GENERIC,   /* MPICH's active-message RMA (ch4/src/mpidig_notify.h) */
+    MPIR_NOTIFY_PATH_RING,      /* a shared-memory ring cell (ch4/shm/posix/posix_notify.c) */
+    MPIR_NOTIFY_PATH_CQ_DATA,   /* libfabric remote CQ data (ch4/netmod/ofi/ofi_notify.c) */
+    MPIR_NOTIFY_PATH_REFUSED    /* MPIR_CVAR_NOTIFY_OFI_PATH=native without it: an error */
+} MPIR_Notify_path_t;
+
+/* Why a target has its path: X(ID, MPI_T enum name, text) */
+#define MPIR_NOTIFY_REASONS(X) \
+    X(NO_FAST_PATH, "no-fast-path", "no transport offers a fast path to this target") \
+    X(SELF, "self", "the target is the calling process") \
+    X(FORCED, "forced", "generic path forced") \
+    X(SHARED_MEMORY, "shared-memory", "window memory in a node-shared segment") \
+    X(NO_SEGMENT, "no-segment", "no shared segment for the rings") \
+    X(PROVIDER_ORDER, "provider-order", "remote CQ data, ordered by the provider (FI_ORDER_WAW)") \
+    X(COMPLETION_ORDER, "completion-order", "remote CQ data, ordered by completion") \
+    X(NO_MEMORY, "no-memory", "the target exposes no registered memory") \
+    X(RMA_DISABLED, "rma-disabled", "RMA is disabled in the OFI netmod") \
+    X(DYNAMIC, "dynamic", "dynamic window (memory registered per attach)") \
+    X(UNREGISTERED, "unregistered", "window memory is not registered with the provider") \
+    X(OWN_ENDPOINT, "own-endpoint", "the window has its own endpoint, opened without write ordering") \
+    X(TOO_MANY, "too-many-processes", "more than 2^20 processes") \
+    X(PROV_NO_RMA, "provider-no-rma", "the provider has no FI_RMA") \
+    X(PROV_CQ_DATA, "provider-cq-data-size", "the provider's cq_data_size is below 8 bytes") \
+    X(PROV_RX_CQ_DATA, "provider-rx-cq-data", "remote CQ data would consume posted receive buffers (FI_RX_CQ_DATA)") \
+    X(PROV_SHM, "provider-shm", "the shm provider holds every write to a peer behind an unmatched large send") \
+    X(NO_SLOT, "no-window-slot", "all 256 window slots are in use")
+
+#define MPIR_NOTIFY_WHY_ID(id_, name_, text_) MPIR_NOTIFY_WHY_##id_,
+typedef enum MPIR_Notify_why {
+    MPIR_NOTIFY_REASONS(MPIR_NOTIFY_WHY_ID) MPIR_NOTIFY_WHY_COUNT
+} MPIR_Notify_why_t;
+#undef MPIR_NOTIFY_WHY_ID
+
+/* window hooks: claim target for a path (collective calls of window creation) */
+int MPIR_Notify_path_set(struct MPIR_Win *win, int target, MPIR_Notify_path_t path,
+                         MPIR_Notify_why_t why);
+/* producers: the path to target (GENERIC unless a hook claimed it) */
+MPIR_Notify_path_t MPIR_Notify_path(struct MPIR_Win *win, int target);
+MPIR_Notify_why_t MPIR_Notify_path_why(struct MPIR_Win *win, int target);
+const char *MPIR_Notify_why_text(MPIR_Notify_why_t why);
+/* number of targets of the window on path */
+int MPIR_Notify_path_count(struct MPIR_Win *win, MPIR_Notify_path_t path);
+/* MPI_T performance variables, registered at MPI initialisation */
+void MPIR_Notify_path_pvars_init(void);
+
 /* --- called from bindings / ch4 --- */
 int MPIR_Notify_init_impl(struct MPIR_Win *win, int src, int tag, int expected_count,
                           struct MPIR_Request *req);
@@ -71,6 +152,10 @@ int MPIR_Notify_next_seq(struct MPIR_Win *win, int target, uint32_t * seq);
 void MPIR_Notify_unnumber(struct MPIR_Win *win, int target, uint32_t seq);
 /* Target: the access (src, tag, bytes, seq) is complete in target memory. */
 int MPIR_Notify_arrive(struct MPIR_Win *win, int src, int tag, MPI_Aint bytes, uint32_t seq);
+/* Target: the generic path's access is complete (nothing if notify is NULL or
+ * MPIR_NOTIFY_NONE). */
+int MPIR_Notify_done(struct MPIR_Win *win, int src, const MPIR_Notify_hdr_t * notify,
+                     MPI_Aint bytes);
 /* Target: same, from a transport that delivers each origin's accesses in order. */
 int MPIR_Notify_arrive_in_order(struct MPIR_Win *win, int src, int tag, MPI_Aint bytes);
 

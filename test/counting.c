@@ -17,6 +17,7 @@ int main(int argc, char **argv)
     MPI_Win win;
     MPI_OK(MPI_Win_allocate(size * K * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD,
                             &buf, &win));
+    na_expect_path(win);
     for (int i = 0; i < size * K; i++)
         buf[i] = -1;
     MPI_OK(MPI_Win_lock_all(0, win));

@@ -30,6 +30,20 @@ static void round_trip(int rank, int round)
 
     MPI_OK(MPI_Win_allocate(4 * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &buf,
                             &win));
+    if (round == 2) {
+        na_expect_path(win);
+    } else {
+        /* what each member sees through MPI_T: across the netmod all agreed
+         * on the generic path; on the node rank 1's own choice stands */
+        char path[64], why[64];
+        const char *want = getenv("NA_EXPECT_PATH");
+        na_path(win, peer, path, why, sizeof(path));
+        if (want && strncmp(want, "ring", 4) == 0 && rank == 0)
+            CHECK(!strcmp(path, "ring"), "rank 0's own path to rank 1: %s/%s", path, why);
+        else
+            CHECK(!strcmp(path, "generic") && !strcmp(why, "forced"),
+                  "rank %d forced or outvoted: %s/%s", rank, path, why);
+    }
     buf[0] = buf[1] = -1;
     MPI_OK(MPI_Notify_init(win, peer, round, 1, &req));
     MPI_OK(MPI_Start(&req));

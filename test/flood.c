@@ -29,6 +29,7 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_OK(MPI_Win_allocate(NTAGS * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &buf,
                             &win));
+    na_expect_path(win);
     MPI_OK(MPI_Win_lock_all(0, win));
     long before = rss_kib();
     MPI_Barrier(MPI_COMM_WORLD);

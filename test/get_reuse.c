@@ -16,6 +16,7 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     MPI_OK(MPI_Win_allocate(N * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &buf,
                             &win));
+    na_expect_path(win);
     for (int i = 0; i < N; i++)
         buf[i] = 0;
     MPI_OK(MPI_Win_lock_all(0, win));

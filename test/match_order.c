@@ -48,6 +48,7 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_OK(MPI_Win_allocate(64 * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &wbuf,
                             &win));
+    na_expect_path(win);
     MPI_OK(MPI_Win_lock_all(0, win));
 
     /* 1. arrival order, consumed by a wildcard-both request */

@@ -14,6 +14,7 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_OK(MPI_Win_allocate(sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &buf, &win));
+    na_expect_path(win);
     MPI_OK(MPI_Win_lock_all(0, win));
     if (rank == 1) {
         MPI_Request *reqs = malloc((NREQ + 1) * sizeof(MPI_Request));

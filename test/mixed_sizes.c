@@ -17,6 +17,7 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Aint bytes = (MPI_Aint) ROUNDS * NS * SLOT;
     MPI_OK(MPI_Win_allocate(bytes, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &buf, &win));
+    na_expect_path(win);
     MPI_OK(MPI_Win_lock_all(0, win));
     MPI_Datatype strided;       /* 8 bytes every 16 */
     MPI_Type_vector(4, 8, 16, MPI_BYTE, &strided);

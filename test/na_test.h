@@ -10,6 +10,7 @@
 #include <string.h>
 
 static int na_errs;
+static int na_t_started;        /* na_path started MPI_T */
 
 static inline int na_rank(void)
 {
@@ -57,8 +58,89 @@ static inline int na_finish(void)
             printf("Found %d errors\n", all);
         fflush(stdout);
     }
+    if (na_t_started)
+        MPI_T_finalize();
     MPI_Finalize();
     return all != 0;
+}
+
+/* The path that the window's notified accesses take to target, and why, as
+ * MPI_T shows them: the performance variables notify_path and
+ * notify_path_reason, bound to the window (src/mpi/notify/notify_path.c).
+ * path and why get the enum items' names ("cq-data", "provider-order"). */
+static inline void na_pvar_item(MPI_T_pvar_session s, const char *var, MPI_Win win, int target,
+                                char *out, int outlen)
+{
+    int idx, count, verb, bind, ro, cont, atomic, nlen = 0, dlen = 0, num, value;
+    MPI_Datatype dt;
+    MPI_T_enum et;
+    MPI_T_pvar_handle h;
+    char ename[64];
+    int elen = sizeof(ename);
+
+    snprintf(out, outlen, "?");
+    MPI_OK(MPI_T_pvar_get_index(var, MPI_T_PVAR_CLASS_STATE, &idx));
+    MPI_OK(MPI_T_pvar_get_info(idx, NULL, &nlen, &verb, NULL, &dt, &et, NULL, &dlen, &bind, &ro,
+                               &cont, &atomic));
+    MPI_OK(MPI_T_pvar_handle_alloc(s, idx, &win, &h, &count));
+    int *v = calloc(count > 0 ? count : 1, sizeof(int));
+    MPI_OK(MPI_T_pvar_read(s, h, v));
+    MPI_OK(MPI_T_enum_get_info(et, &num, ename, &elen));
+    for (int i = 0; i < num; i++) {
+        char item[64];
+        int ilen = sizeof(item);
+        MPI_OK(MPI_T_enum_get_item(et, i, &value, item, &ilen));
+        if (target < count && value == v[target])
+            snprintf(out, outlen, "%s", item);
+    }
+    free(v);
+    MPI_OK(MPI_T_pvar_handle_free(s, &h));
+}
+
+static inline void na_path(MPI_Win win, int target, char *path, char *why, int len)
+{
+    MPI_T_pvar_session s;
+    if (!na_t_started) {
+        int provided;
+        MPI_OK(MPI_T_init_thread(MPI_THREAD_SINGLE, &provided));
+        na_t_started = 1;
+    }
+    MPI_OK(MPI_T_pvar_session_create(&s));
+    na_pvar_item(s, "notify_path", win, target, path, len);
+    na_pvar_item(s, "notify_path_reason", win, target, why, len);
+    MPI_OK(MPI_T_pvar_session_free(&s));
+}
+
+/* Under the suite, NA_EXPECT_PATH is the path (and, after a '/', the reason)
+ * that the configuration must give an allocated window's notified accesses
+ * to another process (test/transports): a silent fall back to another path
+ * fails the test. */
+static inline void na_expect_path_to(MPI_Win win, int target)
+{
+    const char *want = getenv("NA_EXPECT_PATH");
+    char path[64], why[64], got[130];
+    MPI_Group g;
+    int me;
+    MPI_Win_get_group(win, &g);
+    MPI_Group_rank(g, &me);
+    MPI_Group_free(&g);
+    if (!want || !*want || target == me)
+        return;
+    na_path(win, target, path, why, sizeof(path));
+    snprintf(got, sizeof(got), "%s/%s", path, why);
+    CHECK(strncmp(got, want, strlen(want)) == 0 && (strchr(want, '/') || !strcmp(path, want)),
+          "notified accesses to %d take %s, not %s", target, got, want);
+}
+
+static inline void na_expect_path(MPI_Win win)
+{
+    MPI_Group g;
+    int n;
+    MPI_Win_get_group(win, &g);
+    MPI_Group_size(g, &n);
+    MPI_Group_free(&g);
+    for (int t = 0; t < n; t++)
+        na_expect_path_to(win, t);
 }
 
 /* A window of `bytes` bytes (disp_unit 1) of the given flavour.  *disp_of
@@ -97,6 +179,7 @@ static inline void na_win_create(int flavor, MPI_Aint bytes, MPI_Comm comm, na_w
     switch (flavor) {
         case MPI_WIN_FLAVOR_ALLOCATE:
             MPI_OK(MPI_Win_allocate(bytes, 1, MPI_INFO_NULL, comm, &w->base, &w->win));
+            na_expect_path(w->win);
             break;
         case MPI_WIN_FLAVOR_SHARED:
             MPI_OK(MPI_Win_allocate_shared(bytes, 1, MPI_INFO_NULL, comm, &w->base, &w->win));

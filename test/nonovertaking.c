@@ -32,6 +32,7 @@ int main(int argc, char **argv)
     MPI_Aint per_origin = (MPI_Aint) nputs * 4 + (MPI_Aint) (nputs / 97 + 1) * BIG;
     MPI_OK(MPI_Win_allocate((MPI_Aint) size * per_origin * sizeof(int), sizeof(int),
                             MPI_INFO_NULL, MPI_COMM_WORLD, &buf, &win));
+    na_expect_path(win);
     MPI_OK(MPI_Win_lock_all(0, win));
     MPI_Barrier(MPI_COMM_WORLD);
 

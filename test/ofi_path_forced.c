@@ -16,6 +16,11 @@ int main(int argc, char **argv)
 
     na_win_t d;
     na_win_create(MPI_WIN_FLAVOR_DYNAMIC, sizeof(int), MPI_COMM_WORLD, &d);
+    if (remote) {
+        char path[64], why[64];
+        na_path(d.win, 1 - rank, path, why, sizeof(path));
+        CHECK(!strcmp(path, "refused") && !strcmp(why, "dynamic"), "MPI_T: %s/%s", path, why);
+    }
     MPI_OK(MPI_Win_lock_all(0, d.win));
     if (rank == 1) {
         int v = 7, cls, len;
@@ -50,6 +55,7 @@ int main(int argc, char **argv)
     MPI_Win win;
     MPI_OK(MPI_Win_allocate(sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &base,
                             &win));
+    na_expect_path(win);
     *base = -1;
     MPI_OK(MPI_Win_lock_all(0, win));
     MPI_Barrier(MPI_COMM_WORLD);

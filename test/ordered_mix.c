@@ -66,6 +66,7 @@ int main(int argc, char **argv)
     MPI_Win win;
     MPI_OK(MPI_Win_allocate(rank == 0 ? total : 0, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &base,
                             &win));
+    na_expect_path_to(win, 0);
     MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN);
     if (rank == 0)
         for (int i = 0; i < NOPS; i++)

@@ -58,6 +58,7 @@ static void win_free_refused(MPI_Comm comm, int rank)
     int key;
 
     MPI_OK(MPI_Win_allocate(64, 1, MPI_INFO_NULL, comm, &base, &win));
+    na_expect_path(win);
     MPI_OK(MPI_Win_create_errhandler(win_handler, &eh));
     MPI_OK(MPI_Win_set_errhandler(win, eh));
     /* the window holds the only reference the user does not */

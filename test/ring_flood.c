@@ -22,6 +22,7 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     MPI_OK(MPI_Win_allocate(size * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &buf,
                             &win));
+    na_expect_path(win);
     MPI_OK(MPI_Win_lock_all(0, win));
     double t0 = MPI_Wtime();
 

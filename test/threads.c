@@ -57,6 +57,7 @@ int main(int argc, char **argv)
     for (int t = 0; t < NTHREADS; t++) {
         MPI_OK(MPI_Win_allocate(64 * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD,
                                 &bufs[t], &wins[t]));
+        na_expect_path(wins[t]);
         MPI_OK(MPI_Win_lock_all(0, wins[t]));
     }
     for (long t = 0; t < NTHREADS; t++)

@@ -1,7 +1,7 @@
 # Sourced by test/run-suite.sh, test/fuzz/run-fuzz.sh and bench/run-bench.sh:
 # lookups in the transport table test/transports (needs $TOP).
 #   transport_env NAME      its environment (VAR=VALUE ...); fails if unknown
-#   transport_expect NAME   what MPIR_CVAR_NOTIFY_VERBOSE must report, or ""
+#   transport_path NAME     the path/reason of its notified accesses, or ""
 transport_field() {
     awk -F'|' -v n="$1" -v f="$2" '
         /^[[:space:]]*#/ { next }
@@ -10,4 +10,4 @@ transport_field() {
         END { exit !found }' "$TOP/test/transports"
 }
 transport_env() { transport_field "$1" 2; }
-transport_expect() { transport_field "$1" 3; }
+transport_path() { transport_field "$1" 3; }

@@ -55,6 +55,7 @@ int main(int argc, char **argv)
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
     MPI_OK(MPI_Win_allocate(64, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win));
+    na_expect_path(win);
     memset(base, 0, 64);
     memset(src, 7, sizeof(src));
     MPI_Barrier(MPI_COMM_WORLD);

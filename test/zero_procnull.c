@@ -18,6 +18,7 @@ int main(int argc, char **argv)
     MPI_Win win;
     MPI_OK(MPI_Win_allocate(16 * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &buf,
                             &win));
+    na_expect_path(win);
     MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN);
     MPI_OK(MPI_Win_lock_all(0, win));
 

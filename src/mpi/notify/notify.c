@@ -25,6 +25,7 @@
 
 #include "mpiimpl.h"
 #include "uthash.h"
+#include "utlist.h"
 
 /* The unexpected queue is threaded through four lists, all in arrival
  * order, so that a start of any kind takes its matches from the head of
@@ -33,10 +34,6 @@
  * referenced by each (src, tag) bucket of that tag) and its origin's list
  * (MPI_ANY_TAG; an array indexed by rank). */
 enum { IDX_ALL, IDX_EXACT, IDX_TAG, IDX_SRC, NIDX };
-
-typedef struct MPIR_Notify_list {
-    struct MPIR_Notify_entry *head, *tail;
-} MPIR_Notify_list_t;
 
 /* A live entry (unexpected, parked or counted by a request) holds its
  * (src, tag) bucket, which holds its tag's bucket, so moving the entry
@@ -58,8 +55,8 @@ typedef struct MPIR_Notify_bucket {
     int nbound;                 /* exact requests created for this (src, tag) */
     size_t nheld;               /* live entries; of a tag bucket: (src, tag) buckets */
     struct MPIR_Notify_bucket *tag_bucket;      /* (src, tag) bucket: its tag's bucket */
-    MPIR_Notify_req_t *req_head, *req_tail;     /* posted exact requests, start order */
-    MPIR_Notify_list_t unx;     /* unexpected entries of this (src, tag) or tag */
+    MPIR_Notify_req_t *req_head;        /* posted exact requests, start order */
+    struct MPIR_Notify_entry *unx;      /* unexpected entries of this (src, tag) or tag */
     UT_hash_handle hh;
 } MPIR_Notify_bucket_t;
 
@@ -67,9 +64,9 @@ struct MPIR_Notify_win {
     uint64_t start_counter;
     uint64_t arrival_counter;
     MPIR_Notify_bucket_t *buckets;
-    MPIR_Notify_req_t *wild_head, *wild_tail;
-    MPIR_Notify_list_t unx;     /* every unexpected entry */
-    MPIR_Notify_list_t *by_src; /* [origin] its unexpected entries */
+    MPIR_Notify_req_t *wild_head;       /* posted wildcard requests, start order */
+    MPIR_Notify_entry_t *unx;   /* every unexpected entry */
+    MPIR_Notify_entry_t **by_src;       /* [origin] its unexpected entries */
     MPIR_Notify_entry_t **pending;      /* [origin] parked arrivals, ascending sequence */
     MPIR_Notify_entry_t *free_entries;
     size_t nfree, nlive;        /* entries on the free list / in use */
@@ -77,6 +74,7 @@ struct MPIR_Notify_win {
     int nranks;
     uint32_t *send_seq;         /* [target] next sequence number to stamp */
     uint32_t *recv_seq;         /* [origin] next sequence number to deliver */
+    uint8_t *path, *why;        /* [target] the path table (mpir_notify.h), or NULL */
 };
 
 
@@ -96,7 +94,7 @@ static int get_state(MPIR_Win * win, struct MPIR_Notify_win **out)
     nw->nranks = win->comm_ptr->local_size;
     nw->send_seq = MPL_calloc(2 * nw->nranks, sizeof(uint32_t), MPL_MEM_RMA);
     nw->pending = MPL_calloc(nw->nranks, sizeof(MPIR_Notify_entry_t *), MPL_MEM_RMA);
-    nw->by_src = MPL_calloc(nw->nranks, sizeof(MPIR_Notify_list_t), MPL_MEM_RMA);
+    nw->by_src = MPL_calloc(nw->nranks, sizeof(MPIR_Notify_entry_t *), MPL_MEM_RMA);
     if (!nw->send_seq || !nw->pending || !nw->by_src) {
         MPL_free(nw->send_seq);
         MPL_free(nw->pending);
@@ -110,6 +108,47 @@ static int get_state(MPIR_Win * win, struct MPIR_Notify_win **out)
   fn_fail:
     return mpi_errno;
 }
+
+/* ------------------------------------------------------------- path table */
+
+int MPIR_Notify_path_set(MPIR_Win * win, int target, MPIR_Notify_path_t path,
+                         MPIR_Notify_why_t why)
+{
+    struct MPIR_Notify_win *nw;
+    int mpi_errno = get_state(win, &nw);
+    MPIR_ERR_CHECK(mpi_errno);
+    if (!nw->path) {
+        nw->path = MPL_malloc(2 * nw->nranks, MPL_MEM_RMA);
+        MPIR_ERR_CHKANDJUMP1(!nw->path, mpi_errno, MPI_ERR_NO_MEM, "**nomem", "**nomem %s",
+                             "notify path table");
+        nw->why = nw->path + nw->nranks;
+        for (int r = 0; r < nw->nranks; r++) {
+            nw->path[r] = MPIR_NOTIFY_PATH_GENERIC;
+            nw->why[r] = r == win->comm_ptr->rank ? MPIR_NOTIFY_WHY_SELF :
+                MPIR_NOTIFY_WHY_NO_FAST_PATH;
+        }
+    }
+    nw->path[target] = path;
+    nw->why[target] = why;
+  fn_fail:
+    return mpi_errno;
+}
+
+MPIR_Notify_path_t MPIR_Notify_path(MPIR_Win * win, int target)
+{
+    struct MPIR_Notify_win *nw = win->notify;
+    return nw && nw->path ? nw->path[target] : MPIR_NOTIFY_PATH_GENERIC;
+}
+
+MPIR_Notify_why_t MPIR_Notify_path_why(MPIR_Win * win, int target)
+{
+    struct MPIR_Notify_win *nw = win->notify;
+    if (nw && nw->path)
+        return nw->why[target];
+    return target == win->comm_ptr->rank ? MPIR_NOTIFY_WHY_SELF : MPIR_NOTIFY_WHY_NO_FAST_PATH;
+}
+
+/* ------------------------------------------------------- buckets and entries */
 
 static inline uint64_t bucket_key(int src, int tag)
 {
@@ -141,7 +180,7 @@ static void bucket_free(struct MPIR_Notify_win *nw, MPIR_Notify_bucket_t * b)
 }
 
 /* The (src, tag) bucket, created with a reference to its tag's bucket. */
-static MPIR_Notify_bucket_t *bucket_get(struct MPIR_Notify_win *nw, int src, int tag)
+static MPIR_Notify_bucket_t *bucket_ref(struct MPIR_Notify_win *nw, int src, int tag)
 {
     MPIR_Notify_bucket_t *b = bucket_find(nw, src, tag), *tb;
     if (b)
@@ -164,7 +203,7 @@ static MPIR_Notify_bucket_t *bucket_get(struct MPIR_Notify_win *nw, int src, int
  * start/complete cycles of persistent requests never allocate) or while it
  * has live entries; a tag bucket while (src, tag) buckets of its tag live.
  * Memory follows the load. */
-static void bucket_put(struct MPIR_Notify_win *nw, MPIR_Notify_bucket_t * b)
+static void bucket_unref(struct MPIR_Notify_win *nw, MPIR_Notify_bucket_t * b)
 {
     if (b->req_head || b->nbound > 0 || b->nheld > 0)
         return;
@@ -197,14 +236,14 @@ static MPIR_Notify_entry_t *entry_make(struct MPIR_Notify_win *nw, MPIR_Notify_b
 {
     MPIR_Notify_entry_t *e;
 
-    if (!b && !(b = bucket_get(nw, src, tag)))
+    if (!b && !(b = bucket_ref(nw, src, tag)))
         return NULL;
     e = nw->free_entries;
     if (e) {
         nw->free_entries = e->next;
         nw->nfree--;
     } else if (!(e = MPL_malloc(sizeof(*e), MPL_MEM_RMA))) {
-        bucket_put(nw, b);
+        bucket_unref(nw, b);
         return NULL;
     }
     nw->nlive++;
@@ -223,7 +262,7 @@ static void entry_drop(struct MPIR_Notify_win *nw, MPIR_Notify_entry_t * e)
 {
     MPIR_Notify_bucket_t *b = e->bucket;
     b->nheld--;
-    bucket_put(nw, b);
+    bucket_unref(nw, b);
     entry_release(nw, e);
 }
 
@@ -260,54 +299,29 @@ static MPIR_Notify_req_t *find_posted(struct MPIR_Notify_win *nw, MPIR_Notify_bu
     return best;
 }
 
-/* append r to its bucket (exact) or the wildcard list, in start order */
+/* r's posted list: its bucket (exact) or the wildcard list, in start order */
+static MPIR_Notify_req_t **posted_list(struct MPIR_Notify_win *nw, MPIR_Notify_req_t * r)
+{
+    return r->bucket ? &r->bucket->req_head : &nw->wild_head;
+}
+
 static void post(struct MPIR_Notify_win *nw, MPIR_Notify_req_t * r)
 {
-    MPIR_Notify_req_t **head, **tail;
-
-    if (!r->bucket) {
-        head = &nw->wild_head;
-        tail = &nw->wild_tail;
-    } else {
-        head = &r->bucket->req_head;
-        tail = &r->bucket->req_tail;
-    }
-    r->next = NULL;
-    r->prev = *tail;
-    if (*tail)
-        (*tail)->next = r;
-    else
-        *head = r;
-    *tail = r;
+    DL_APPEND(*posted_list(nw, r), r);
     r->posted = true;
 }
 
 static void unpost(struct MPIR_Notify_win *nw, MPIR_Notify_req_t * r)
 {
-    MPIR_Notify_req_t **head, **tail;
-
-    if (r->bucket) {
-        head = &r->bucket->req_head;
-        tail = &r->bucket->req_tail;
-    } else {
-        head = &nw->wild_head;
-        tail = &nw->wild_tail;
-    }
-    if (r->prev)
-        r->prev->next = r->next;
-    else
-        *head = r->next;
-    if (r->next)
-        r->next->prev = r->prev;
-    else
-        *tail = r->prev;
+    DL_DELETE(*posted_list(nw, r), r);
     r->next = r->prev = NULL;
     r->posted = false;
 }
 
 /* ---------------------------------------------------------- unexpected queue */
 
-static MPIR_Notify_list_t *list_of(struct MPIR_Notify_win *nw, MPIR_Notify_entry_t * e, int k)
+/* The lists are utlist doubly-linked lists through e->idx[k]. */
+static MPIR_Notify_entry_t **list_of(struct MPIR_Notify_win *nw, MPIR_Notify_entry_t * e, int k)
 {
     switch (k) {
         case IDX_ALL:
@@ -323,39 +337,31 @@ static MPIR_Notify_list_t *list_of(struct MPIR_Notify_win *nw, MPIR_Notify_entry
 
 static void unx_unlink(struct MPIR_Notify_win *nw, MPIR_Notify_entry_t * e)
 {
-    for (int k = 0; k < NIDX; k++) {
-        MPIR_Notify_list_t *l = list_of(nw, e, k);
-        MPIR_Notify_entry_t *next = e->idx[k].next, *prev = e->idx[k].prev;
-        if (prev)
-            prev->idx[k].next = next;
-        else
-            l->head = next;
-        if (next)
-            next->idx[k].prev = prev;
-        else
-            l->tail = prev;
-    }
+    for (int k = 0; k < NIDX; k++)
+        DL_DELETE_NP(*list_of(nw, e, k), e, idx[k].next, idx[k].prev);
 }
 
 /* Insert by arrival number.  New arrivals go to the tails at once; only
- * entries given back by a freed request walk backwards.  Allocates nothing. */
+ * entries given back by a freed request walk backwards from the tail (the
+ * head's prev).  Allocates nothing. */
 static void unx_insert(struct MPIR_Notify_win *nw, MPIR_Notify_entry_t * e)
 {
     for (int k = 0; k < NIDX; k++) {
-        MPIR_Notify_list_t *l = list_of(nw, e, k);
-        MPIR_Notify_entry_t *after = l->tail;
+        MPIR_Notify_entry_t **l = list_of(nw, e, k);
+        MPIR_Notify_entry_t *after = *l ? (*l)->idx[k].prev : NULL;
         while (after && after->order > e->order)
-            after = after->idx[k].prev;
-        e->idx[k].prev = after;
-        e->idx[k].next = after ? after->idx[k].next : l->head;
-        if (e->idx[k].next)
-            e->idx[k].next->idx[k].prev = e;
-        else
-            l->tail = e;
-        if (after)
+            after = after == *l ? NULL : after->idx[k].prev;
+        if (!after) {
+            DL_PREPEND_NP(*l, e, idx[k].next, idx[k].prev);
+        } else if (!after->idx[k].next) {
+            DL_APPEND_NP(*l, e, idx[k].next, idx[k].prev);
+        } else {
+            /* between two entries (utlist has no insert-after) */
+            e->idx[k].prev = after;
+            e->idx[k].next = after->idx[k].next;
+            after->idx[k].next->idx[k].prev = e;
             after->idx[k].next = e;
-        else
-            l->head = e;
+        }
     }
 }
 
@@ -494,6 +500,13 @@ int MPIR_Notify_arrive(MPIR_Win * win, int src, int tag, MPI_Aint bytes, uint32_
     goto fn_exit;
 }
 
+int MPIR_Notify_done(MPIR_Win * win, int src, const MPIR_Notify_hdr_t * notify, MPI_Aint bytes)
+{
+    if (!notify || notify->tag == MPIR_NOTIFY_NONE)
+        return MPI_SUCCESS;
+    return MPIR_Notify_arrive(win, src, notify->tag, bytes, notify->seq);
+}
+
 /* For transports that keep each origin's order themselves (libfabric with
  * ordered writes): the arrival is always the next one expected. */
 int MPIR_Notify_arrive_in_order(MPIR_Win * win, int src, int tag, MPI_Aint bytes)
@@ -524,7 +537,7 @@ int MPIR_Notify_init_impl(MPIR_Win * win, int src, int tag, int expected_count, 
     r->tag = tag;
     r->expected = expected_count;
     if (src != MPI_ANY_SOURCE && tag != MPI_ANY_TAG && src != MPI_PROC_NULL) {
-        r->bucket = bucket_get(nw, src, tag);
+        r->bucket = bucket_ref(nw, src, tag);
         if (!r->bucket) {
             MPL_free(r);
             MPIR_ERR_SETANDJUMP1(mpi_errno, MPI_ERR_NO_MEM, "**nomem", "**nomem %s",
@@ -582,17 +595,17 @@ int MPIR_Notify_start(MPIR_Request * req)
      * match a queued entry, so they are all older than any competitor).
      * One list holds exactly the entries r matches: O(1) per match. */
     int k = IDX_ALL;
-    MPIR_Notify_entry_t *e = nw->unx.head;
+    MPIR_Notify_entry_t *e = nw->unx;
     if (r->bucket) {
         k = IDX_EXACT;
-        e = r->bucket->unx.head;
+        e = r->bucket->unx;
     } else if (r->src == MPI_ANY_SOURCE && r->tag != MPI_ANY_TAG) {
         MPIR_Notify_bucket_t *tb = bucket_find(nw, MPI_ANY_SOURCE, r->tag);
         k = IDX_TAG;
-        e = tb ? tb->unx.head : NULL;
+        e = tb ? tb->unx : NULL;
     } else if (r->src != MPI_ANY_SOURCE && r->tag == MPI_ANY_TAG) {
         k = IDX_SRC;
-        e = nw->by_src[r->src].head;
+        e = nw->by_src[r->src];
     }
     while (e && r->matched < r->expected) {
         /* the next entry keeps the list's buckets alive when e is dropped */
@@ -655,7 +668,7 @@ void MPIR_Notify_request_free(MPIR_Request * req)
     }
     if (r->bucket) {
         r->bucket->nbound--;
-        bucket_put(nw, r->bucket);
+        bucket_unref(nw, r->bucket);
     }
     nw->nreqs--;
     req->u.notify = NULL;
@@ -718,7 +731,7 @@ void MPIR_Notify_win_destroy(MPIR_Win * win)
         return;
     MPIR_Assert(nw->nreqs == 0);
     /* notifications nobody asked for die with the window */
-    for (MPIR_Notify_entry_t * e = nw->unx.head, *next; e; e = next) {
+    for (MPIR_Notify_entry_t * e = nw->unx, *next; e; e = next) {
         next = e->idx[IDX_ALL].next;
         MPL_free(e);
     }
@@ -732,6 +745,7 @@ void MPIR_Notify_win_destroy(MPIR_Win * win)
     MPL_free(nw->send_seq);
     MPL_free(nw->pending);
     MPL_free(nw->by_src);
+    MPL_free(nw->path);
     MPL_free(nw);
     win->notify = NULL;
 }

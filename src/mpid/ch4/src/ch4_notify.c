@@ -88,27 +88,45 @@ static int check_access(MPIR_Win * win, MPI_Aint src_count, MPI_Datatype src_typ
     return mpi_errno;
 }
 
-int MPID_Put_notify(const void *origin_addr, MPI_Aint origin_count,
-                    MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp,
-                    MPI_Aint target_count, MPI_Datatype target_datatype, MPIR_Win * win, int tag)
+/* to the shm module for a node-local target, else to the netmod, as
+ * MPID_Put and MPID_Get do (ch4_rma.h) */
+static int dispatch(void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+                    int target_rank, MPI_Aint target_disp, int target_count,
+                    MPI_Datatype target_datatype, MPIR_Win * win, int tag, bool is_put)
 {
-    int mpi_errno = check_access(win, origin_count, origin_datatype, target_count,
-                                 target_datatype, target_rank, tag, "put origin");
-    MPIR_ERR_CHECK(mpi_errno);
-
     MPIDI_winattr_t winattr = MPIDI_WIN(win, winattr);
     MPIDI_av_entry_t *av = MPIDIU_win_rank_to_av(win, target_rank, winattr);
 #ifndef MPIDI_CH4_DIRECT_NETMOD
     if (MPIDI_av_is_local(av))
-        mpi_errno = MPIDI_SHM_mpi_put_notify(origin_addr, (int) origin_count, origin_datatype,
-                                             target_rank, target_disp, (int) target_count,
-                                             target_datatype, win, winattr, tag);
-    else
+        return is_put ?
+            MPIDI_SHM_mpi_put_notify(origin_addr, origin_count, origin_datatype, target_rank,
+                                     target_disp, target_count, target_datatype, win, winattr,
+                                     tag) :
+            MPIDI_SHM_mpi_get_notify(origin_addr, origin_count, origin_datatype, target_rank,
+                                     target_disp, target_count, target_datatype, win, winattr,
+                                     tag);
 #endif
-        mpi_errno = MPIDI_NM_mpi_put_notify(origin_addr, (int) origin_count, origin_datatype,
-                                            target_rank, target_disp, (int) target_count,
-                                            target_datatype, win, av, winattr, tag);
-  fn_fail:
+    return is_put ?
+        MPIDI_NM_mpi_put_notify(origin_addr, origin_count, origin_datatype, target_rank,
+                                target_disp, target_count, target_datatype, win, av, winattr,
+                                tag) :
+        MPIDI_NM_mpi_get_notify(origin_addr, origin_count, origin_datatype, target_rank,
+                                target_disp, target_count, target_datatype, win, av, winattr,
+                                tag);
+}
+
+int MPID_Put_notify(const void *origin_addr, MPI_Aint origin_count,
+                    MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp,
+                    MPI_Aint target_count, MPI_Datatype target_datatype, MPIR_Win * win, int tag)
+{
+    MPIR_FUNC_ENTER;
+    int mpi_errno = check_access(win, origin_count, origin_datatype, target_count,
+                                 target_datatype, target_rank, tag, "put origin");
+    if (mpi_errno == MPI_SUCCESS)
+        mpi_errno = dispatch((void *) origin_addr, (int) origin_count, origin_datatype,
+                             target_rank, target_disp, (int) target_count, target_datatype, win,
+                             tag, true);
+    MPIR_FUNC_EXIT;
     return mpi_errno;
 }
 
@@ -116,23 +134,13 @@ int MPID_Get_notify(void *origin_addr, MPI_Aint origin_count, MPI_Datatype origi
                     int target_rank, MPI_Aint target_disp, MPI_Aint target_count,
                     MPI_Datatype target_datatype, MPIR_Win * win, int tag)
 {
+    MPIR_FUNC_ENTER;
     int mpi_errno = check_access(win, target_count, target_datatype, origin_count,
                                  origin_datatype, target_rank, tag, "get target");
-    MPIR_ERR_CHECK(mpi_errno);
-
-    MPIDI_winattr_t winattr = MPIDI_WIN(win, winattr);
-    MPIDI_av_entry_t *av = MPIDIU_win_rank_to_av(win, target_rank, winattr);
-#ifndef MPIDI_CH4_DIRECT_NETMOD
-    if (MPIDI_av_is_local(av))
-        mpi_errno = MPIDI_SHM_mpi_get_notify(origin_addr, (int) origin_count, origin_datatype,
-                                             target_rank, target_disp, (int) target_count,
-                                             target_datatype, win, winattr, tag);
-    else
-#endif
-        mpi_errno = MPIDI_NM_mpi_get_notify(origin_addr, (int) origin_count, origin_datatype,
-                                            target_rank, target_disp, (int) target_count,
-                                            target_datatype, win, av, winattr, tag);
-  fn_fail:
+    if (mpi_errno == MPI_SUCCESS)
+        mpi_errno = dispatch(origin_addr, (int) origin_count, origin_datatype, target_rank,
+                             target_disp, (int) target_count, target_datatype, win, tag, false);
+    MPIR_FUNC_EXIT;
     return mpi_errno;
 }
 

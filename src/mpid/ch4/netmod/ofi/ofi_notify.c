@@ -1,7 +1,7 @@
 /*
  * Notified Access over libfabric (ch4:ofi).
  *
- * Produced: MPIDI_OFI_notify_put/get (called from ch4_notify.c for targets
+ * Produced: MPIDI_OFI_notify_access (called from ch4_notify.c for targets
  * reached through the netmod).  Carried: 64 bits of remote CQ data on an RMA
  * write into the target's window (fi_inject_writedata, or fi_writemsg with
  * FI_REMOTE_CQ_DATA).  Decoded: MPIDI_OFI_notify_cq_data, called by the CQ
@@ -9,8 +9,9 @@
  * matched by MPIR_Notify_arrive_in_order (src/mpi/notify/notify.c).
  *
  * Wire format of the CQ data word: ofi_notify_word.h (window slot, origin
- * rank, tag, bytes; length words for large counts).  The slot is a per-window number agreed at window creation, so the target
- * finds the window without a lookup table keyed by 64-bit window ids.
+ * rank, tag, bytes; length words for large counts).  The slot is a
+ * per-window number agreed at window creation (ofi_notify_win.c), so the
+ * target finds the window without a lookup table keyed by 64-bit window ids.
  *
  * Order (non-overtaking per origin, target and window) is chosen at window
  * creation.  Where the provider executes RMA writes in order (FI_ORDER_WAW),
@@ -31,8 +32,9 @@
  * previous notification-carrying write to that target are delivery-complete,
  * one at a time per (window, target).  The target's completion queue then
  * sees them in issue order.
- * A (window, target) pair uses one path for the window's lifetime, so the
- * libfabric and generic paths never race each other.
+ * A (window, target) pair uses one path for the window's lifetime (the
+ * window's path table, filled by ofi_notify_win.c), so the libfabric and
+ * generic paths never race each other.
  */
 
 #include "mpidimpl.h"
@@ -41,44 +43,12 @@
 #include "ofi_notify.h"
 #include "ofi_notify_word.h"
 #include "mpidig_notify.h"
+#include "utlist.h"
 
 /*
 === BEGIN_MPI_T_CVAR_INFO_BLOCK ===
 
 cvars:
-    - name        : MPIR_CVAR_NOTIFY_OFI_PATH
-      category    : NOTIFY
-      type        : enum
-      default     : auto
-      class       : none
-      verbosity   : MPI_T_VERBOSITY_USER_BASIC
-      scope       : MPI_T_SCOPE_ALL_EQ
-      description : |-
-        How notified accesses reach targets through the OFI netmod.
-        auto    - one RMA write with remote CQ data when the provider offers
-                  RMA and 8 bytes of CQ data; otherwise the generic
-                  active-message path
-        native  - the remote CQ data path; where a window cannot use it,
-                  notified accesses to its remote targets fail with an
-                  error naming the missing capability
-        generic - always the generic active-message path
-
-    - name        : MPIR_CVAR_NOTIFY_OFI_ORDERING
-      category    : NOTIFY
-      type        : enum
-      default     : auto
-      class       : none
-      verbosity   : MPI_T_VERBOSITY_USER_BASIC
-      scope       : MPI_T_SCOPE_ALL_EQ
-      description : |-
-        How the libfabric path keeps notifications from one origin to one
-        target in issue order.
-        auto       - the provider's write ordering (FI_ORDER_WAW) when it
-                     has it, otherwise completion
-        completion - a notification is written only after its data and the
-                     previous notification to that target are delivery-
-                     complete (one in flight per target)
-
     - name        : MPIR_CVAR_NOTIFY_OFI_STRAY_WORDS
       category    : NOTIFY
       type        : int
@@ -95,61 +65,29 @@ cvars:
 === END_MPI_T_CVAR_INFO_BLOCK ===
 */
 
-#define NSLOTS       MPIDI_OFI_NW_SLOTS
-#define RANK_BITS    MPIDI_OFI_NW_RANK_BITS
-
 _Static_assert(MPIR_NOTIFY_TAG_BITS == MPIDI_OFI_NW_TAG_BITS, "tag field of the CQ data word");
 
-/* A notification that must wait for an earlier one to the same target, or
- * (completion ordering) for its own data or previous word to be delivered. */
-typedef struct pending {
-    struct pending *next;       /* (window, target) queue, issue order */
-    struct pending *gnext, *gprev;      /* waiting on req, all windows */
-    MPIR_Win *win;
-    int target;
-    MPIR_Request *req;          /* write or read in flight; NULL: ready */
-    int nwords, sent;
-    uint64_t words[3];
-} pending_t;
-
-typedef struct MPIDI_OFI_notify_win {
-    int slot;                   /* -1: path off, with the reason in gap */
-    const char *gap;
-    bool waw_ordered;           /* provider ordering; else completion ordering */
-    bool war_ordered;           /* zero-byte write may follow a read at once */
-    uint8_t *native;            /* [target] carried by this path */
-    uint64_t *len_in;           /* [origin] length words received */
-    pending_t **qhead, **qtail; /* [target] */
-    unsigned since_wait;        /* accesses issued since the last bound() */
-} MPIDI_OFI_notify_win_t;
-
-int MPIDI_OFI_notify_waiting;
-unsigned long MPIDI_OFI_notify_dropped;
-static MPIR_Win *slots[NSLOTS];
-/* slots chosen by a window creation that has not yet confirmed them */
-static bool reserved[NSLOTS];
-static pending_t *waiting_head;
-static bool in_progress;
+typedef MPIDI_OFI_notify_pending_t pending_t;
 
 int MPIDI_OFI_notify_cq_data(uint64_t data)
 {
     int mpi_errno = MPI_SUCCESS;
     int slot = MPIDI_OFI_nw_slot(data);
     int src = MPIDI_OFI_nw_rank(data);
-    MPIR_Win *win = slots[slot];
+    MPIDI_OFI_notify_global_t *g = &MPIDI_OFI_global.notify;
+    MPIR_Win *win = g->slots[slot];
 
     if (unlikely(win == NULL || src >= win->comm_ptr->local_size)) {
         /* A word for no window of ours (corrupt, or late for a freed
          * window): dropped and counted, so that the rest of the completion
          * batch, MPICH's own entries among them, is still handled. */
-        MPIDI_OFI_notify_dropped++;
+        g->dropped++;
         /* the 1st, 2nd, 4th, 8th ... */
-        if (MPIR_CVAR_NOTIFY_VERBOSE &&
-            (MPIDI_OFI_notify_dropped & (MPIDI_OFI_notify_dropped - 1)) == 0)
+        if (MPIR_CVAR_NOTIFY_VERBOSE && (g->dropped & (g->dropped - 1)) == 0)
             fprintf(stderr, "notify: dropped remote CQ data %#llx (window slot %d, "
                     "origin %d: no such window here); %lu dropped so far\n",
                     (unsigned long long) data, slot, src,
-                    MPIDI_OFI_notify_dropped);
+                    g->dropped);
         goto fn_exit;
     }
     MPIDI_OFI_notify_win_t *nw = MPIDI_OFI_WIN(win).notify;
@@ -236,18 +174,14 @@ static void count_issued(MPIR_Win * win, int n)
 static void wait_on(pending_t * e, MPIR_Request * req)
 {
     e->req = req;
-    e->gprev = NULL;
-    e->gnext = waiting_head;
-    if (waiting_head)
-        waiting_head->gprev = e;
-    waiting_head = e;
-    MPIDI_OFI_notify_waiting++;
+    DL_PREPEND_NP(MPIDI_OFI_global.notify.waiting, e, wnext, wprev);
+    MPIDI_OFI_global.notify.nwaiting++;
 }
 
 /* Send what the head of the (win, target) queue allows: every ready entry's
  * words under provider ordering; under completion ordering one word at a
  * time, each after the previous one is delivered. */
-static int drain(MPIR_Win * win, int target)
+static int send_ready(MPIR_Win * win, int target)
 {
     int mpi_errno = MPI_SUCCESS;
     MPIDI_OFI_notify_win_t *nw = MPIDI_OFI_WIN(win).notify;
@@ -262,9 +196,7 @@ static int drain(MPIR_Win * win, int target)
             break;
         }
         /* unlink first: emit_word may re-enter progress on EAGAIN */
-        nw->qhead[target] = e->next;
-        if (!e->next)
-            nw->qtail[target] = NULL;
+        DL_DELETE(nw->qhead[target], e);
         while (e->sent < e->nwords && mpi_errno == MPI_SUCCESS)
             mpi_errno = emit_word(win, target, e->words[e->sent++], NULL);
         MPL_free(e);
@@ -293,22 +225,17 @@ static int notify_after(MPIR_Win * win, int target, const uint64_t * words, int 
     pending_t *e = MPL_malloc(sizeof(*e), MPL_MEM_RMA);
     MPIR_ERR_CHKANDJUMP1(!e, mpi_errno, MPI_ERR_NO_MEM, "**nomem", "**nomem %s",
                          "notification queue entry");
-    e->next = NULL;
     e->win = win;
     e->target = target;
     e->req = NULL;
     e->nwords = nwords;
     e->sent = 0;
     memcpy(e->words, words, nwords * sizeof(uint64_t));
-    if (nw->qtail[target])
-        nw->qtail[target]->next = e;
-    else
-        nw->qhead[target] = e;
-    nw->qtail[target] = e;
+    DL_APPEND(nw->qhead[target], e);
     if (req)
         wait_on(e, req);
     else
-        mpi_errno = drain(win, target);
+        mpi_errno = send_ready(win, target);
   fn_fail:
     return mpi_errno;
 }
@@ -316,31 +243,27 @@ static int notify_after(MPIR_Win * win, int target, const uint64_t * words, int 
 int MPIDI_OFI_notify_progress(void)
 {
     int mpi_errno = MPI_SUCCESS;
+    MPIDI_OFI_notify_global_t *g = &MPIDI_OFI_global.notify;
     pending_t *e, *next;
 
-    if (in_progress)
+    if (g->in_progress)
         return MPI_SUCCESS;
-    in_progress = true;
-    for (e = waiting_head; e; e = next) {
-        next = e->gnext;
+    g->in_progress = true;
+    for (e = g->waiting; e; e = next) {
+        next = e->wnext;
         if (!MPIR_Request_is_complete(e->req))
             continue;
         MPIR_Request_free(e->req);
         e->req = NULL;
-        if (e->gprev)
-            e->gprev->gnext = e->gnext;
-        else
-            waiting_head = e->gnext;
-        if (e->gnext)
-            e->gnext->gprev = e->gprev;
-        MPIDI_OFI_notify_waiting--;
-        /* drain frees only entries that wait for nothing, never one still on
-         * this list; an entry it makes wait again goes before next */
-        mpi_errno = drain(e->win, e->target);
+        DL_DELETE_NP(g->waiting, e, wnext, wprev);
+        g->nwaiting--;
+        /* send_ready frees only entries that wait for nothing, never one
+         * still on this list; one it makes wait again goes to the front */
+        mpi_errno = send_ready(e->win, e->target);
         if (mpi_errno)
             break;
     }
-    in_progress = false;
+    g->in_progress = false;
     return mpi_errno;
 }
 
@@ -419,38 +342,31 @@ static int put_pieces(const void *origin_addr, int origin_count, MPI_Datatype or
     return mpi_errno;
 }
 
-/* This window's state if the access to target goes this way, else NULL.  With
- * the path forced on a window that cannot use it (nw->gap), an access that
- * would otherwise cross the netmod generically is an error. */
-static int native_state(MPIR_Win * win, int target, MPIDI_OFI_notify_win_t ** out)
+/* The window's libfabric state if its path table says cq-data for target,
+ * NULL for the generic path; refused (MPIR_CVAR_NOTIFY_OFI_PATH=native on a
+ * window the path cannot serve) is an error naming the reason. */
+static int path_state(MPIR_Win * win, int target, MPIDI_OFI_notify_win_t ** out)
 {
     int mpi_errno = MPI_SUCCESS;
-    MPIDI_OFI_notify_win_t *nw = MPIDI_OFI_WIN(win).notify;
 
     *out = NULL;
-    if (!nw || target < 0 || target >= win->comm_ptr->local_size)
-        return MPI_SUCCESS;
-    if (nw->gap) {
-        bool remote = (target != win->comm_ptr->rank);
-#ifndef MPIDI_CH4_DIRECT_NETMOD
-        remote = remote && !MPIDI_rank_is_local(target, win->comm_ptr);
-#endif
-        if (remote)
+    switch (MPIR_Notify_path(win, target)) {
+        case MPIR_NOTIFY_PATH_CQ_DATA:
+            *out = MPIDI_OFI_WIN(win).notify;
+            break;
+        case MPIR_NOTIFY_PATH_REFUSED:
             MPIR_ERR_SET1(mpi_errno, MPI_ERR_OTHER, "**notifyofinative", "**notifyofinative %s",
-                          nw->gap);
-        return mpi_errno;
+                          MPIR_Notify_why_text(MPIR_Notify_path_why(win, target)));
+            break;
+        default:
+            break;
     }
-    if (nw->native[target])
-        *out = nw;
-    return MPI_SUCCESS;
+    return mpi_errno;
 }
 
 /* At most BOUND_EVERY notified accesses of a window in flight, then the
  * origin waits for the window's writes and reads to complete, as a flush
- * would.  libfabric 1.17's sockets provider crashed (SIGSEGV at the origin)
- * with a few thousand small writes with remote CQ data outstanding; MPI_Put
- * floods of the same sizes were fine.  One wait per 1024 costs a flood about
- * one round trip in 1024. */
+ * would (a provider crashed with thousands outstanding: doc/design.md). */
 #define BOUND_EVERY 1024
 static int bound(MPIR_Win * win, MPIDI_OFI_notify_win_t * nw)
 {
@@ -464,33 +380,25 @@ static int bound(MPIR_Win * win, MPIDI_OFI_notify_win_t * nw)
  * window of fewer processes has, so the target's lookup fails */
 static int maybe_stray(MPIR_Win * win, MPIDI_OFI_notify_win_t * nw, int target)
 {
-    static unsigned long nput;
-    if (++nput % MPIR_CVAR_NOTIFY_OFI_STRAY_WORDS ||
-        win->comm_ptr->local_size >= (1 << RANK_BITS))
+    const int nobody = (1 << MPIDI_OFI_NW_RANK_BITS) - 1;
+    if (++MPIDI_OFI_global.notify.nput % MPIR_CVAR_NOTIFY_OFI_STRAY_WORDS ||
+        win->comm_ptr->local_size > nobody)
         return MPI_SUCCESS;
     count_issued(win, 1);
-    return emit_word(win, target, MPIDI_OFI_nw_head(nw->slot, (1 << RANK_BITS) - 1), NULL);
+    return emit_word(win, target, MPIDI_OFI_nw_head(nw->slot, nobody), NULL);
 }
 
-int MPIDI_OFI_notify_put(const void *origin_addr, int origin_count,
-                         MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp,
-                         int target_count, MPI_Datatype target_datatype, MPIR_Win * win,
-                         int tag)
+/* A put's data, carrying its notification where it can: *nwords is left
+ * with what notify_after must still send, *req with what it waits for. */
+static int put_data(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+                    int target_rank, MPI_Aint target_disp, int target_count,
+                    MPI_Datatype target_datatype, MPIR_Win * win, MPIDI_OFI_notify_win_t * nw,
+                    int tag, uint64_t * words, int *nwords_out, MPIR_Request ** req)
 {
     int mpi_errno = MPI_SUCCESS;
-    MPIDI_OFI_notify_win_t *nw;
     int origin_contig, target_contig;
     MPI_Aint origin_bytes, target_bytes, target_extent, origin_true_lb, target_true_lb;
-    uint64_t words[3];
-    MPIR_Request *req = NULL;
 
-    mpi_errno = native_state(win, target_rank, &nw);
-    MPIR_ERR_CHECK(mpi_errno);
-    if (!nw)
-        return MPIDIG_mpi_put_notify(origin_addr, origin_count, origin_datatype, target_rank,
-                                     target_disp, target_count, target_datatype, win, tag);
-
-    MPIDIG_RMA_OP_CHECK_SYNC(target_rank, win);
     if (unlikely(MPIR_CVAR_NOTIFY_OFI_STRAY_WORDS > 0)) {
         mpi_errno = maybe_stray(win, nw, target_rank);
         MPIR_ERR_CHECK(mpi_errno);
@@ -533,7 +441,7 @@ int MPIDI_OFI_notify_put(const void *origin_addr, int origin_count,
         if (!waw) {
             /* later notifications to this target wait for this write */
             mpi_errno = write_rma(win, target_rank, buf, bytes, raddr, mr.mr_key, data,
-                                  flags, &req);
+                                  flags, req);
         } else if (bytes <= MPIDI_OFI_global.max_buffered_write) {
             if (carry)
                 MPIDI_OFI_CALL_RETRY(fi_inject_writedata(MPIDI_OFI_WIN(win).ep, buf,
@@ -565,46 +473,34 @@ int MPIDI_OFI_notify_put(const void *origin_addr, int origin_count,
              * request completes when the target has the data; the
              * notification is sent after that, in order */
             mpi_errno = MPIDIG_mpi_rput(origin_addr, origin_count, origin_datatype, target_rank,
-                                        target_disp, target_count, target_datatype, win, &req);
+                                        target_disp, target_count, target_datatype, win, req);
         }
         MPIR_ERR_CHECK(mpi_errno);
     }
-    mpi_errno = notify_after(win, target_rank, words, carry ? 0 : nwords, req);
-    MPIR_ERR_CHECK(mpi_errno);
-    mpi_errno = bound(win, nw);
-
-  fn_exit:
-    return mpi_errno;
+    *nwords_out = carry ? 0 : nwords;
   fn_fail:
-    goto fn_exit;
+    return mpi_errno;
 }
 
-int MPIDI_OFI_notify_get(void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
-                         int target_rank, MPI_Aint target_disp, int target_count,
-                         MPI_Datatype target_datatype, MPIR_Win * win, int tag)
+/* A get's read; its notification is always a separate word (*nwords),
+ * after *req where the read is not ordered before it. */
+static int get_data(void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+                    int target_rank, MPI_Aint target_disp, int target_count,
+                    MPI_Datatype target_datatype, MPIR_Win * win, MPIDI_OFI_notify_win_t * nw,
+                    int tag, uint64_t * words, int *nwords, MPIR_Request ** req)
 {
     int mpi_errno = MPI_SUCCESS;
-    MPIDI_OFI_notify_win_t *nw;
     int origin_contig, target_contig;
     MPI_Aint origin_true_lb, target_bytes, target_extent, target_true_lb;
-    uint64_t words[3];
-    MPIR_Request *req = NULL;
 
-    mpi_errno = native_state(win, target_rank, &nw);
-    MPIR_ERR_CHECK(mpi_errno);
-    if (!nw)
-        return MPIDIG_mpi_get_notify(origin_addr, origin_count, origin_datatype, target_rank,
-                                     target_disp, target_count, target_datatype, win, tag);
-
-    MPIDIG_RMA_OP_CHECK_SYNC(target_rank, win);
     MPIDI_Datatype_check_contig_lb(origin_datatype, origin_contig, origin_true_lb);
     MPIDI_Datatype_check_contig_size_extent_lb(target_datatype, target_count, target_contig,
                                                target_bytes, target_extent, target_true_lb);
     (void) origin_true_lb;
     (void) target_extent;
     (void) target_true_lb;
-    int nwords = MPIDI_OFI_nw_encode(nw->slot, win->comm_ptr->rank, tag, (uint64_t) target_bytes,
-                                     words);
+    *nwords = MPIDI_OFI_nw_encode(nw->slot, win->comm_ptr->rank, tag, (uint64_t) target_bytes,
+                                  words);
     MPIDI_av_entry_t *av = MPIDIU_comm_rank_to_av(win->comm_ptr, target_rank);
 
     if (target_bytes > 0) {
@@ -625,268 +521,53 @@ int MPIDI_OFI_notify_get(void *origin_addr, int origin_count, MPI_Datatype origi
              * pieces are issued later from progress), or fall back to the
              * active-message get anyway: take that get directly. */
             mpi_errno = MPIDIG_mpi_rget(origin_addr, origin_count, origin_datatype, target_rank,
-                                        target_disp, target_count, target_datatype, win, &req);
+                                        target_disp, target_count, target_datatype, win, req);
         } else {
             mpi_errno = MPIDI_OFI_do_get(origin_addr, origin_count, origin_datatype,
                                          target_rank, target_disp, target_count,
                                          target_datatype, win, av, MPIDI_WIN(win, winattr),
-                                         ordered ? NULL : &req);
+                                         ordered ? NULL : req);
         }
-        MPIR_ERR_CHECK(mpi_errno);
     }
+    return mpi_errno;
+}
+
+int MPIDI_OFI_notify_access(void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+                            int target_rank, MPI_Aint target_disp, int target_count,
+                            MPI_Datatype target_datatype, MPIR_Win * win, int tag, bool is_put)
+{
+    int mpi_errno = MPI_SUCCESS;
+    MPIDI_OFI_notify_win_t *nw;
+    uint64_t words[3];
+    int nwords;
+    MPIR_Request *req = NULL;
+
+    MPIR_FUNC_ENTER;
+    mpi_errno = path_state(win, target_rank, &nw);
+    MPIR_ERR_CHECK(mpi_errno);
+    if (!nw) {
+        mpi_errno = MPIDIG_notify_access(origin_addr, origin_count, origin_datatype, target_rank,
+                                         target_disp, target_count, target_datatype, win, tag,
+                                         is_put);
+        goto fn_exit;
+    }
+
+    MPIDIG_RMA_OP_CHECK_SYNC(target_rank, win);
+    if (is_put)
+        mpi_errno = put_data(origin_addr, origin_count, origin_datatype, target_rank, target_disp,
+                             target_count, target_datatype, win, nw, tag, words, &nwords, &req);
+    else
+        mpi_errno = get_data(origin_addr, origin_count, origin_datatype, target_rank, target_disp,
+                             target_count, target_datatype, win, nw, tag, words, &nwords, &req);
+    MPIR_ERR_CHECK(mpi_errno);
     mpi_errno = notify_after(win, target_rank, words, nwords, req);
     MPIR_ERR_CHECK(mpi_errno);
     mpi_errno = bound(win, nw);
 
   fn_exit:
+    MPIR_FUNC_EXIT;
     return mpi_errno;
   fn_fail:
     goto fn_exit;
 }
 
-/* ------------------------------------------------------------- windows */
-
-/* Why a member cannot use the path.  Members exchange the code, so every
- * member decides the same, whatever it sees locally. */
-enum gap {
-    GAP_NONE, GAP_FORCED, GAP_NO_RMA, GAP_DYNAMIC, GAP_UNREGISTERED, GAP_OWN_EP, GAP_TOO_MANY,
-    GAP_PROV_RMA, GAP_PROV_CQ_DATA, GAP_PROV_RX_CQ_DATA, GAP_PROV_SHM, GAP_NO_SLOT
-};
-
-static const char *const gap_text[] = {
-    [GAP_NONE] = NULL,
-    [GAP_FORCED] = "generic path forced",
-    [GAP_NO_RMA] = "RMA is disabled in the OFI netmod",
-    [GAP_DYNAMIC] = "dynamic window (memory registered per attach)",
-    [GAP_UNREGISTERED] = "window memory is not registered with the provider",
-    [GAP_OWN_EP] = "the window has its own endpoint, opened without write ordering",
-    [GAP_TOO_MANY] = "more than 2^20 processes",
-    [GAP_PROV_RMA] = "the provider has no FI_RMA",
-    [GAP_PROV_CQ_DATA] = "the provider's cq_data_size is below 8 bytes",
-    [GAP_PROV_RX_CQ_DATA] = "remote CQ data would consume posted receive buffers (FI_RX_CQ_DATA)",
-    /* Seen with libfabric 1.17: shm answers -FI_EAGAIN to every operation
-     * to a peer while a large send to it waits for its receive, so a
-     * notification sent after its access completes (gets, small-piece puts)
-     * can wait for a receive that waits for it.  No attribute says so. */
-    [GAP_PROV_SHM] = "the shm provider holds every write to a peer behind an unmatched large send",
-    [GAP_NO_SLOT] = "all 256 window slots are in use",
-};
-
-static enum gap provider_gap(void)
-{
-    struct fi_info *prov = MPIDI_OFI_global.prov_use[0];
-    if (!(prov->caps & FI_RMA))
-        return GAP_PROV_RMA;
-    if (prov->domain_attr->cq_data_size < sizeof(uint64_t))
-        return GAP_PROV_CQ_DATA;
-    if (prov->mode & FI_RX_CQ_DATA)
-        return GAP_PROV_RX_CQ_DATA;
-    if (strcmp(prov->fabric_attr->prov_name, "shm") == 0)
-        return GAP_PROV_SHM;
-    return GAP_NONE;
-}
-
-/* Provider ordering needs FI_ORDER_WAW at every member; see the top. */
-static bool provider_orders_writes(void)
-{
-    return MPIR_CVAR_NOTIFY_OFI_ORDERING != MPIR_CVAR_NOTIFY_OFI_ORDERING_completion &&
-        (MPIDI_OFI_global.prov_use[0]->tx_attr->msg_order & FI_ORDER_WAW);
-}
-
-/* What this member sees of the window and its provider. */
-static enum gap local_gap(MPIR_Win * win)
-{
-    int ctx_idx = MPIDI_OFI_get_ctx_index(NULL, MPIDI_OFI_WIN(win).vni, 0);
-    if (MPIR_CVAR_NOTIFY_FORCE_GENERIC || MPIR_CVAR_NOTIFY_OFI_PATH ==
-        MPIR_CVAR_NOTIFY_OFI_PATH_generic)
-        return GAP_FORCED;
-    if (!MPIDI_OFI_ENABLE_RMA)
-        return GAP_NO_RMA;
-    if (win->create_flavor == MPI_WIN_FLAVOR_DYNAMIC)
-        return GAP_DYNAMIC;
-    if (!(MPIDI_WIN(win, winattr) & MPIDI_WINATTR_NM_REACHABLE))
-        return GAP_UNREGISTERED;
-    if (MPIDI_OFI_WIN(win).ep != MPIDI_OFI_global.ctx[ctx_idx].tx)
-        return GAP_OWN_EP;
-    if (win->comm_ptr->local_size > (1 << RANK_BITS))
-        return GAP_TOO_MANY;
-    return provider_gap();
-}
-
-/* What each member contributes at window creation. */
-typedef struct {
-    uint64_t free_slots[NSLOTS / 64];
-    int gap;
-    int has_memory;
-    int waw_ordered;
-} member_info_t;
-
-/* Every member joins the same collectives whatever it sees locally (a member
- * that skipped them would hang the others).  The slot is reserved here before
- * the members confirm it: the collectives release the global lock, so a
- * window created meanwhile by another thread must not pick it too. */
-static int agree(MPIR_Win * win, member_info_t * all, enum gap *gap_out, int *slot_out)
-{
-    int mpi_errno = MPI_SUCCESS;
-    MPIR_Errflag_t errflag = MPIR_ERR_NONE;
-    MPIR_Comm *comm = win->comm_ptr;
-    int n = comm->local_size;
-    member_info_t mine;
-
-    for (;;) {
-        memset(&mine, 0, sizeof(mine));
-        mine.gap = local_gap(win);
-        for (int s = 0; s < NSLOTS; s++)
-            if (!slots[s] && !reserved[s])
-                mine.free_slots[s / 64] |= 1ULL << (s % 64);
-        mine.has_memory = (MPIDI_OFI_WIN(win).mr != NULL);
-        mine.waw_ordered = provider_orders_writes();
-        mpi_errno = MPIR_Allgather(&mine, sizeof(mine), MPI_BYTE, all, sizeof(mine), MPI_BYTE,
-                                   comm, &errflag);
-        MPIR_ERR_CHECK(mpi_errno);
-
-        enum gap gap = GAP_NONE;
-        uint64_t common[NSLOTS / 64];
-        memset(common, 0xff, sizeof(common));
-        for (int r = 0; r < n; r++) {
-            if (gap == GAP_NONE)
-                gap = (enum gap) all[r].gap;
-            for (int i = 0; i < NSLOTS / 64; i++)
-                common[i] &= all[r].free_slots[i];
-        }
-        int slot = -1;
-        for (int s = 0; s < NSLOTS && slot < 0; s++)
-            if (common[s / 64] & (1ULL << (s % 64)))
-                slot = s;
-        if (gap == GAP_NONE && slot < 0)
-            gap = GAP_NO_SLOT;
-        *gap_out = gap;
-        *slot_out = slot;
-        if (gap != GAP_NONE)
-            return MPI_SUCCESS;
-
-        /* reserve, then confirm at every member */
-        int mine_ok = !slots[slot] && !reserved[slot], all_ok = 0;
-        if (mine_ok)
-            reserved[slot] = true;
-        mpi_errno = MPIR_Allreduce(&mine_ok, &all_ok, 1, MPI_INT, MPI_LAND, comm, &errflag);
-        if (mine_ok)
-            reserved[slot] = false;
-        MPIR_ERR_CHECK(mpi_errno);
-        if (all_ok) {
-            slots[slot] = win;  /* recorded under the same lock hold as the check */
-            return MPI_SUCCESS;
-        }
-        /* taken meanwhile somewhere: every member tries again */
-    }
-  fn_fail:
-    return mpi_errno;
-}
-
-int MPIDI_OFI_notify_win_init(MPIR_Win * win)
-{
-    int mpi_errno = MPI_SUCCESS;
-    MPIR_Comm *comm = win->comm_ptr;
-    int n = comm->local_size;
-    member_info_t *all = NULL;
-    enum gap gap = GAP_NONE;
-    int slot = -1, nnative = 0;
-
-    MPIDI_OFI_WIN(win).notify = NULL;
-    all = MPL_malloc(n * sizeof(*all), MPL_MEM_RMA);
-    MPIR_ERR_CHKANDJUMP1(!all, mpi_errno, MPI_ERR_NO_MEM, "**nomem", "**nomem %s",
-                         "notify window info");
-    mpi_errno = agree(win, all, &gap, &slot);
-    MPIR_ERR_CHECK(mpi_errno);
-    if (gap != GAP_NONE)
-        goto report;
-
-    bool waw = true;
-    for (int r = 0; r < n; r++)
-        waw = waw && all[r].waw_ordered;
-    MPIDI_OFI_notify_win_t *nw = MPL_calloc(1, sizeof(*nw), MPL_MEM_RMA);
-    if (!nw)
-        slots[slot] = NULL;
-    MPIR_ERR_CHKANDJUMP1(!nw, mpi_errno, MPI_ERR_NO_MEM, "**nomem", "**nomem %s",
-                         "notify window");
-    nw->slot = slot;
-    MPIDI_OFI_WIN(win).notify = nw;
-    nw->native = MPL_calloc(n, 1, MPL_MEM_RMA);
-    nw->len_in = MPL_calloc(n, sizeof(uint64_t), MPL_MEM_RMA);
-    nw->qhead = MPL_calloc(n, sizeof(pending_t *), MPL_MEM_RMA);
-    nw->qtail = MPL_calloc(n, sizeof(pending_t *), MPL_MEM_RMA);
-    MPIR_ERR_CHKANDJUMP1(!nw->native || !nw->len_in || !nw->qhead || !nw->qtail, mpi_errno,
-                         MPI_ERR_NO_MEM, "**nomem", "**nomem %s", "notify window");
-    nw->waw_ordered = waw;
-    nw->war_ordered = (MPIDI_OFI_global.prov_use[0]->tx_attr->msg_order & FI_ORDER_WAR) != 0;
-    for (int r = 0; r < n; r++) {
-        /* self and node-local targets keep their own paths; a target without
-         * registered memory can only receive zero-byte accesses: generic */
-        bool local = (r == comm->rank);
-#ifndef MPIDI_CH4_DIRECT_NETMOD
-        local = local || MPIDI_rank_is_local(r, comm);
-#endif
-        nw->native[r] = all[r].has_memory && !local;
-        nnative += nw->native[r];
-    }
-
-  report:
-    if (MPIR_CVAR_NOTIFY_VERBOSE && comm->rank == 0) {
-        if (gap != GAP_NONE)
-            fprintf(stderr, "notify: window %x: libfabric path off (%s): generic path for "
-                    "remote targets\n", win->handle, gap_text[gap]);
-        else
-            fprintf(stderr, "notify: window %x: libfabric remote CQ data via %s for %d of %d "
-                    "targets, slot %d, inject up to %zu bytes, ordered by %s, get notified "
-                    "%s\n", win->handle, MPIDI_OFI_global.prov_use[0]->fabric_attr->prov_name,
-                    nnative, n, slot, (size_t) MPIDI_OFI_global.max_buffered_write,
-                    MPIDI_OFI_WIN(win).notify->waw_ordered ? "the provider (FI_ORDER_WAW)" :
-                    "completion (one notification in flight per target)",
-                    MPIDI_OFI_WIN(win).notify->waw_ordered &&
-                    MPIDI_OFI_WIN(win).notify->war_ordered ?
-                    "right after the read (FI_ORDER_WAR)" : "when the read completes");
-    }
-    /* Forced on a window that cannot use it: the window is still created
-     * (MPICH does not unwind a failed window hook), but notified accesses
-     * that would cross the netmod fail with the reason. */
-    if (gap != GAP_NONE && MPIR_CVAR_NOTIFY_OFI_PATH == MPIR_CVAR_NOTIFY_OFI_PATH_native &&
-        !MPIR_CVAR_NOTIFY_FORCE_GENERIC) {
-        MPIDI_OFI_notify_win_t *off = MPL_calloc(1, sizeof(*off), MPL_MEM_RMA);
-        MPIR_ERR_CHKANDJUMP1(!off, mpi_errno, MPI_ERR_NO_MEM, "**nomem", "**nomem %s",
-                             "notify window");
-        off->slot = -1;
-        off->gap = gap_text[gap];
-        MPIDI_OFI_WIN(win).notify = off;
-    }
-
-  fn_exit:
-    MPL_free(all);
-    return mpi_errno;
-  fn_fail:
-    if (MPIDI_OFI_WIN(win).notify)
-        MPIDI_OFI_notify_win_free(win);
-    goto fn_exit;
-}
-
-int MPIDI_OFI_notify_win_free(MPIR_Win * win)
-{
-    int mpi_errno = MPI_SUCCESS;
-    MPIDI_OFI_notify_win_t *nw = MPIDI_OFI_WIN(win).notify;
-    if (!nw)
-        return MPI_SUCCESS;
-
-    /* Synchronisation completed every get, but their notifications may still
-     * be queued if no progress ran since: send them before the slot goes. */
-    for (int r = 0; nw->qhead && r < win->comm_ptr->local_size; r++)
-        while (nw->qhead[r] && mpi_errno == MPI_SUCCESS)
-            mpi_errno = MPID_Progress_test(NULL);
-    if (nw->slot >= 0 && slots[nw->slot] == win)
-        slots[nw->slot] = NULL;
-    MPL_free(nw->native);
-    MPL_free(nw->len_in);
-    MPL_free(nw->qhead);
-    MPL_free(nw->qtail);
-    MPL_free(nw);
-    MPIDI_OFI_WIN(win).notify = NULL;
-    return mpi_errno;
-}

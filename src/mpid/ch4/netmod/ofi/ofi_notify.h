@@ -2,7 +2,8 @@
  * Notified Access over libfabric (ch4:ofi): a notified put is one RMA write
  * that carries 64 bits of remote CQ data; the target finds it in its
  * completion queue (no op_context) and hands it to the matching code.
- * Implementation and wire format: ofi_notify.c.
+ * Accesses and ordering: ofi_notify.c; window set-up: ofi_notify_win.c;
+ * wire format: ofi_notify_word.h; state: ofi_notify_types.h.
  */
 #ifndef OFI_NOTIFY_H_INCLUDED
 #define OFI_NOTIFY_H_INCLUDED
@@ -12,31 +13,22 @@
 
 struct MPIR_Win;
 
-/* Notifications waiting for a write or read in flight (gets; puts of
- * small-piece datatypes; every step under completion ordering), over all
- * windows: MPIDI_NM_progress calls MPIDI_OFI_notify_progress only while this
- * is non-zero. */
-extern int MPIDI_OFI_notify_waiting;
-/* remote CQ data words that named no window here (dropped, counted) */
-extern unsigned long MPIDI_OFI_notify_dropped;
-
 /* window life cycle, from the OFI window hooks (collective) */
 int MPIDI_OFI_notify_win_init(struct MPIR_Win *win);
 int MPIDI_OFI_notify_win_free(struct MPIR_Win *win);
 
 /* origin: over remote CQ data where the window's path serves the target,
  * else the generic path */
-int MPIDI_OFI_notify_put(const void *origin_addr, int origin_count,
-                         MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp,
-                         int target_count, MPI_Datatype target_datatype, struct MPIR_Win *win,
-                         int tag);
-int MPIDI_OFI_notify_get(void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
-                         int target_rank, MPI_Aint target_disp, int target_count,
-                         MPI_Datatype target_datatype, struct MPIR_Win *win, int tag);
+int MPIDI_OFI_notify_access(void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+                            int target_rank, MPI_Aint target_disp, int target_count,
+                            MPI_Datatype target_datatype, struct MPIR_Win *win, int tag,
+                            bool is_put);
 
 /* target: a completion with remote CQ data for a remote write */
 int MPIDI_OFI_notify_cq_data(uint64_t data);
-/* origin: send the notifications of accesses whose data has completed */
+/* origin: send the notifications of accesses whose data has completed
+ * (gets; puts of small-piece datatypes; every step under completion
+ * ordering); called by progress while MPIDI_OFI_global.notify.nwaiting */
 int MPIDI_OFI_notify_progress(void);
 
 /* MPICH's own tagged receives also carry remote CQ data, and they have an
@@ -57,8 +49,9 @@ MPL_STATIC_INLINE_PREFIX int MPIDI_NM_mpi_put_notify(const void *origin_addr, in
                                                      MPIDI_av_entry_t * addr,
                                                      MPIDI_winattr_t winattr, int tag)
 {
-    return MPIDI_OFI_notify_put(origin_addr, origin_count, origin_datatype, target_rank,
-                                target_disp, target_count, target_datatype, win, tag);
+    return MPIDI_OFI_notify_access((void *) origin_addr, origin_count, origin_datatype,
+                                   target_rank, target_disp, target_count, target_datatype, win,
+                                   tag, true);
 }
 
 MPL_STATIC_INLINE_PREFIX int MPIDI_NM_mpi_get_notify(void *origin_addr, int origin_count,
@@ -70,8 +63,8 @@ MPL_STATIC_INLINE_PREFIX int MPIDI_NM_mpi_get_notify(void *origin_addr, int orig
                                                      MPIDI_av_entry_t * addr,
                                                      MPIDI_winattr_t winattr, int tag)
 {
-    return MPIDI_OFI_notify_get(origin_addr, origin_count, origin_datatype, target_rank,
-                                target_disp, target_count, target_datatype, win, tag);
+    return MPIDI_OFI_notify_access(origin_addr, origin_count, origin_datatype, target_rank,
+                                   target_disp, target_count, target_datatype, win, tag, false);
 }
 
 /* CQ entries are taken in by progress only (a poll here would cost every

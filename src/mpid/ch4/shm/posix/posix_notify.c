@@ -8,6 +8,7 @@
 #include "posix_notify.h"
 #include "mpidig_notify.h"
 #include "notify_ring.h"
+#include "utlist.h"
 
 /*
 === BEGIN_MPI_T_CVAR_INFO_BLOCK ===
@@ -46,6 +47,21 @@ static notify_ring_t *ring_of(struct MPIDI_POSIX_notify_rings *r, int intra_rank
     return (notify_ring_t *) ((char *) r->segment + (size_t) intra_rank * r->ring_bytes);
 }
 
+/* The path to every other process of the node: the window memory is in a
+ * node-shared segment, so the rings serve them unless why says otherwise. */
+static int claim_node(MPIR_Win * win, MPIR_Notify_why_t why)
+{
+    int mpi_errno = MPI_SUCCESS;
+    MPIDI_winattr_t winattr = MPIDI_WIN(win, winattr);
+    MPIR_Notify_path_t path = why == MPIR_NOTIFY_WHY_SHARED_MEMORY ?
+        MPIR_NOTIFY_PATH_RING : MPIR_NOTIFY_PATH_GENERIC;
+
+    for (int r = 0; r < win->comm_ptr->local_size && mpi_errno == MPI_SUCCESS; r++)
+        if (r != win->comm_ptr->rank && MPIDIU_win_rank_to_intra_rank(win, r, winattr) >= 0)
+            mpi_errno = MPIR_Notify_path_set(win, r, path, why);
+    return mpi_errno;
+}
+
 int MPIDI_POSIX_notify_win_init(MPIR_Win * win, MPIR_Comm * shm_comm)
 {
     int mpi_errno = MPI_SUCCESS;
@@ -63,34 +79,32 @@ int MPIDI_POSIX_notify_win_init(MPIR_Win * win, MPIR_Comm * shm_comm)
     r->ring_bytes = notify_ring_bytes(r->size);
     r->win = win;
 
-    /* collective over the processes that share the window memory */
+    /* collective over the processes that share the window memory, also
+     * where this one forces the generic path (the others may not) */
     mpi_errno = MPIDU_shm_alloc(shm_comm, shm_comm->local_size * r->ring_bytes, &r->segment,
                                 &mapfail);
     MPIR_ERR_CHECK(mpi_errno);
     if (mapfail) {
-        /* no rings: every notified access takes the generic path */
-        if (MPIR_CVAR_NOTIFY_VERBOSE && shm_comm->rank == 0)
-            fprintf(stderr, "notify: window %x: no shared segment for rings, generic path\n",
-                    win->handle);
         MPL_free(r);
-        goto fn_exit;
+        mpi_errno = claim_node(win, MPIR_NOTIFY_WHY_NO_SEGMENT);
+        goto report;
     }
-    if (MPIR_CVAR_NOTIFY_VERBOSE && shm_comm->rank == 0)
-        fprintf(stderr, "notify: window %x: shared-memory rings for %d local processes "
-                "(%u cells)%s\n", win->handle, shm_comm->local_size, r->size,
-                MPIR_CVAR_NOTIFY_FORCE_GENERIC ? ", unused: generic path forced" : "");
 
     /* Initialise my own ring; the barrier that ends window creation (ch4
      * win_init) orders this before any producer touches it. */
     r->mine = ring_of(r, shm_comm->rank);
     notify_ring_init(r->mine, r->size);
-
-    r->prev = NULL;
-    r->next = MPIDI_POSIX_notify_active;
-    if (r->next)
-        r->next->prev = r;
-    MPIDI_POSIX_notify_active = r;
+    DL_PREPEND(MPIDI_POSIX_notify_active, r);
     win->dev.shm.posix.notify_rings = r;
+    mpi_errno = claim_node(win, MPIR_CVAR_NOTIFY_FORCE_GENERIC ? MPIR_NOTIFY_WHY_FORCED :
+                           MPIR_NOTIFY_WHY_SHARED_MEMORY);
+
+  report:
+    if (MPIR_CVAR_NOTIFY_VERBOSE && shm_comm->rank == 0)
+        fprintf(stderr, "notify: window %x: shared-memory rings for %d of %d targets%s\n",
+                win->handle, MPIR_Notify_path_count(win, MPIR_NOTIFY_PATH_RING),
+                win->comm_ptr->local_size, mapfail ? " (no shared segment for rings)" :
+                MPIR_CVAR_NOTIFY_FORCE_GENERIC ? " (generic path forced)" : "");
   fn_exit:
     return mpi_errno;
   fn_fail:
@@ -107,12 +121,7 @@ int MPIDI_POSIX_notify_win_free(MPIR_Win * win)
         return MPI_SUCCESS;
     /* cells still queued belong to notifications nobody asked for: they go
      * with the window, as the window's unexpected queue does */
-    if (r->prev)
-        r->prev->next = r->next;
-    else
-        MPIDI_POSIX_notify_active = r->next;
-    if (r->next)
-        r->next->prev = r->prev;
+    DL_DELETE(MPIDI_POSIX_notify_active, r);
     mpi_errno = MPIDU_shm_free(r->segment);
     MPL_free(r);
     win->dev.shm.posix.notify_rings = NULL;
@@ -192,12 +201,10 @@ static int claim_cell(struct MPIDI_POSIX_notify_rings *r, int intra, MPIR_Win * 
     return mpi_errno;
 }
 
-/* glibc's memcpy uses `rep movsb` from 2 KiB up to a few hundred KiB; on the
- * machines this was measured on, that is ~12x slower when the source is a
- * MAP_SHARED mapping and the destination private memory (256 KiB: 92 us
- * instead of 7 us, in a plain C program too; see doc/benchmarks.md).  A get
- * reads exactly that way, so in that range it copies in pieces that keep
- * memcpy on its vector loop; above it plain memcpy was faster again. */
+/* glibc's memcpy switches to `rep movsb` from 2 KiB to a few hundred KiB,
+ * which is far slower from a MAP_SHARED source into private memory
+ * (doc/benchmarks.md).  A get reads exactly that way, so in that range it
+ * copies in pieces that keep memcpy on its vector loop. */
 static void copy_from_shared(char *dst, const char *src, size_t n)
 {
     const size_t piece = 2048, plain_from = 512 * 1024;
@@ -209,18 +216,14 @@ static void copy_from_shared(char *dst, const char *src, size_t n)
         memcpy(dst + off, src + off, MPL_MIN(piece, n - off));
 }
 
-/* common checks and addressing: 0 = not for the fast path */
+/* the ring path's addressing of target, if the path table says ring */
 static int fast_target(MPIR_Win * win, int target_rank, struct MPIDI_POSIX_notify_rings **r_out,
                        int *intra, void **base, int *disp_unit)
 {
-    struct MPIDI_POSIX_notify_rings *r = win->dev.shm.posix.notify_rings;
-    MPIDI_winattr_t winattr = MPIDI_WIN(win, winattr);
-    if (!r || MPIR_CVAR_NOTIFY_FORCE_GENERIC || target_rank == MPIDIU_win_comm_rank(win, winattr))
+    if (MPIR_Notify_path(win, target_rank) != MPIR_NOTIFY_PATH_RING)
         return 0;
-    int t = MPIDIU_win_rank_to_intra_rank(win, target_rank, winattr);
-    if (t < 0)
-        return 0;       /* not on this node */
-    *r_out = r;
+    int t = MPIDIU_win_rank_to_intra_rank(win, target_rank, MPIDI_WIN(win, winattr));
+    *r_out = win->dev.shm.posix.notify_rings;
     *intra = t;
     *base = MPIDIG_WIN(win, shared_table)[t].shm_base_addr;
     *disp_unit = MPIDIG_WIN(win, shared_table)[t].disp_unit;
@@ -245,11 +248,9 @@ static int ring_access(void *origin_addr, int origin_count, MPI_Datatype origin_
     MPI_Aint bytes;
 
     if (!fast_target(win, target_rank, &r, &intra, &base, &disp_unit))
-        return is_put ?
-            MPIDIG_mpi_put_notify(origin_addr, origin_count, origin_datatype, target_rank,
-                                  target_disp, target_count, target_datatype, win, tag) :
-            MPIDIG_mpi_get_notify(origin_addr, origin_count, origin_datatype, target_rank,
-                                  target_disp, target_count, target_datatype, win, tag);
+        return MPIDIG_notify_access(origin_addr, origin_count, origin_datatype, target_rank,
+                                    target_disp, target_count, target_datatype, win, tag,
+                                    is_put);
 
     MPIDIG_RMA_OP_CHECK_SYNC(target_rank, win);
     /* what is written (check_access made sure it fits) */

@@ -1,0 +1,96 @@
+/*
+ * Notified Access: the path table as users and tools see it.
+ *
+ * The table itself (which path carries a window's notified accesses to each
+ * target, and why) is filled by the transports' window hooks and kept with
+ * the window's matching state (notify.c); see include/mpir_notify.h.  Here:
+ * the reasons' names and texts, and two MPI_T performance variables bound
+ * to a window, one value per process of the window's group:
+ *   notify_path         enum notify_path: generic, ring, cq-data, refused
+ *   notify_path_reason  enum notify_path_reason: see MPIR_NOTIFY_REASONS
+ * Class MPI_T_PVAR_CLASS_STATE, continuous, read-only; the handle is
+ * allocated with a pointer to the MPI_Win (MPI_T_pvar_handle_alloc).
+ */
+
+#include "mpiimpl.h"
+
+#define WHY_NAME(id_, name_, text_) [MPIR_NOTIFY_WHY_##id_] = name_,
+#define WHY_TEXT(id_, name_, text_) [MPIR_NOTIFY_WHY_##id_] = text_,
+static const char *const why_name[] = { MPIR_NOTIFY_REASONS(WHY_NAME) };
+static const char *const why_text[] = { MPIR_NOTIFY_REASONS(WHY_TEXT) };
+
+static const char *const path_name[] = {
+    [MPIR_NOTIFY_PATH_GENERIC] = "generic",
+    [MPIR_NOTIFY_PATH_RING] = "ring",
+    [MPIR_NOTIFY_PATH_CQ_DATA] = "cq-data",
+    [MPIR_NOTIFY_PATH_REFUSED] = "refused",
+};
+
+const char *MPIR_Notify_why_text(MPIR_Notify_why_t why)
+{
+    return (unsigned) why < MPIR_NOTIFY_WHY_COUNT ? why_text[why] : "unknown";
+}
+
+int MPIR_Notify_path_count(MPIR_Win * win, MPIR_Notify_path_t path)
+{
+    int n = 0;
+    for (int r = 0; r < win->comm_ptr->local_size; r++)
+        n += (MPIR_Notify_path(win, r) == path);
+    return n;
+}
+
+/* ---------------------------------------------------------------- MPI_T */
+
+/* the window a handle was allocated for; NULL for anything but a window */
+static MPIR_Win *bound_win(void *obj_handle)
+{
+    MPIR_Win *win = NULL;
+    if (obj_handle && HANDLE_GET_MPI_KIND(*(MPI_Win *) obj_handle) == MPIR_WIN &&
+        HANDLE_GET_KIND(*(MPI_Win *) obj_handle) != HANDLE_KIND_INVALID)
+        MPIR_Win_get_ptr(*(MPI_Win *) obj_handle, win);
+    return win;
+}
+
+static void pvar_count(void *addr, void *obj_handle, int *count)
+{
+    MPIR_Win *win = bound_win(obj_handle);
+    *count = win ? win->comm_ptr->local_size : 0;
+}
+
+/* addr tells the two variables apart */
+static int path_var, reason_var;
+
+static void pvar_value(void *addr, void *obj_handle, int count, void *buf)
+{
+    MPIR_Win *win = bound_win(obj_handle);
+    int *out = buf;
+    for (int r = 0; win && r < count && r < win->comm_ptr->local_size; r++)
+        out[r] = addr == &path_var ? (int) MPIR_Notify_path(win, r) :
+            (int) MPIR_Notify_path_why(win, r);
+}
+
+void MPIR_Notify_path_pvars_init(void)
+{
+    MPI_T_enum paths, reasons;
+
+    MPIR_T_enum_create("notify_path", &paths);
+    for (int p = 0; p < (int) (sizeof(path_name) / sizeof(path_name[0])); p++)
+        MPIR_T_enum_add_item(paths, path_name[p], p);
+    MPIR_T_enum_create("notify_path_reason", &reasons);
+    for (int w = 0; w < MPIR_NOTIFY_WHY_COUNT; w++)
+        MPIR_T_enum_add_item(reasons, why_name[w], w);
+
+    MPIR_T_PVAR_REGISTER_impl(MPI_T_PVAR_CLASS_STATE, MPI_INT, "notify_path", &path_var, 0,
+                              paths, MPI_T_VERBOSITY_USER_BASIC, MPI_T_BIND_MPI_WIN,
+                              MPIR_T_PVAR_FLAG_READONLY | MPIR_T_PVAR_FLAG_CONTINUOUS,
+                              pvar_value, pvar_count, "NOTIFY",
+                              "Path of the window's notified accesses to each process of its "
+                              "group (generic, ring, cq-data, refused); fixed at window creation");
+    MPIR_T_PVAR_REGISTER_impl(MPI_T_PVAR_CLASS_STATE, MPI_INT, "notify_path_reason",
+                              &reason_var, 0, reasons, MPI_T_VERBOSITY_USER_BASIC,
+                              MPI_T_BIND_MPI_WIN,
+                              MPIR_T_PVAR_FLAG_READONLY | MPIR_T_PVAR_FLAG_CONTINUOUS,
+                              pvar_value, pvar_count, "NOTIFY",
+                              "Why notify_path is what it is, for each process of the window's "
+                              "group");
+}

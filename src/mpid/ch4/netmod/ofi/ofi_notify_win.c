@@ -1,0 +1,293 @@
+/*
+ * Notified Access over libfabric: window set-up.
+ *
+ * At window creation (the OFI window hooks, collective) the members agree
+ * whether the window can carry notifications as remote CQ data, on a window
+ * slot (the window's number in the CQ data word, ofi_notify_word.h) and on
+ * how notifications stay in order (ofi_notify.c).  The result goes into the
+ * window's path table (include/mpir_notify.h) for every remote target:
+ * cq-data, or generic with the reason (refused if MPIR_CVAR_NOTIFY_OFI_PATH
+ * is native).  Every member decides the same, whatever it sees locally.
+ */
+
+#include "mpidimpl.h"
+#include "ofi_impl.h"
+#include "ofi_notify.h"
+
+/*
+=== BEGIN_MPI_T_CVAR_INFO_BLOCK ===
+
+cvars:
+    - name        : MPIR_CVAR_NOTIFY_OFI_PATH
+      category    : NOTIFY
+      type        : enum
+      default     : auto
+      class       : none
+      verbosity   : MPI_T_VERBOSITY_USER_BASIC
+      scope       : MPI_T_SCOPE_ALL_EQ
+      description : |-
+        How notified accesses reach targets through the OFI netmod.
+        auto    - one RMA write with remote CQ data when the provider offers
+                  RMA and 8 bytes of CQ data; otherwise the generic
+                  active-message path
+        native  - the remote CQ data path; where a window cannot use it,
+                  notified accesses to its remote targets fail with an
+                  error naming the missing capability
+        generic - always the generic active-message path
+
+    - name        : MPIR_CVAR_NOTIFY_OFI_ORDERING
+      category    : NOTIFY
+      type        : enum
+      default     : auto
+      class       : none
+      verbosity   : MPI_T_VERBOSITY_USER_BASIC
+      scope       : MPI_T_SCOPE_ALL_EQ
+      description : |-
+        How the libfabric path keeps notifications from one origin to one
+        target in issue order.
+        auto       - the provider's write ordering (FI_ORDER_WAW) when it
+                     has it, otherwise completion
+        completion - a notification is written only after its data and the
+                     previous notification to that target are delivery-
+                     complete (one in flight per target)
+
+=== END_MPI_T_CVAR_INFO_BLOCK ===
+*/
+
+#define NSLOTS MPIDI_OFI_NW_SLOTS
+#define PATH_ON (-1)            /* off_reason of a window the path can serve */
+
+/* Why the provider cannot carry the path, or PATH_ON.  For the shm
+ * provider see doc/design.md (no attribute shows what excludes it). */
+static int provider_off_reason(void)
+{
+    struct fi_info *prov = MPIDI_OFI_global.prov_use[0];
+    if (!(prov->caps & FI_RMA))
+        return MPIR_NOTIFY_WHY_PROV_NO_RMA;
+    if (prov->domain_attr->cq_data_size < sizeof(uint64_t))
+        return MPIR_NOTIFY_WHY_PROV_CQ_DATA;
+    if (prov->mode & FI_RX_CQ_DATA)
+        return MPIR_NOTIFY_WHY_PROV_RX_CQ_DATA;
+    if (strcmp(prov->fabric_attr->prov_name, "shm") == 0)
+        return MPIR_NOTIFY_WHY_PROV_SHM;
+    return PATH_ON;
+}
+
+/* Provider ordering needs FI_ORDER_WAW at every member; see ofi_notify.c. */
+static bool provider_orders_writes(void)
+{
+    return MPIR_CVAR_NOTIFY_OFI_ORDERING != MPIR_CVAR_NOTIFY_OFI_ORDERING_completion &&
+        (MPIDI_OFI_global.prov_use[0]->tx_attr->msg_order & FI_ORDER_WAW);
+}
+
+/* What this member sees of the window and its provider. */
+static int local_off_reason(MPIR_Win * win)
+{
+    int ctx_idx = MPIDI_OFI_get_ctx_index(NULL, MPIDI_OFI_WIN(win).vni, 0);
+    if (MPIR_CVAR_NOTIFY_FORCE_GENERIC || MPIR_CVAR_NOTIFY_OFI_PATH ==
+        MPIR_CVAR_NOTIFY_OFI_PATH_generic)
+        return MPIR_NOTIFY_WHY_FORCED;
+    if (!MPIDI_OFI_ENABLE_RMA)
+        return MPIR_NOTIFY_WHY_RMA_DISABLED;
+    if (win->create_flavor == MPI_WIN_FLAVOR_DYNAMIC)
+        return MPIR_NOTIFY_WHY_DYNAMIC;
+    if (!(MPIDI_WIN(win, winattr) & MPIDI_WINATTR_NM_REACHABLE))
+        return MPIR_NOTIFY_WHY_UNREGISTERED;
+    if (MPIDI_OFI_WIN(win).ep != MPIDI_OFI_global.ctx[ctx_idx].tx)
+        return MPIR_NOTIFY_WHY_OWN_ENDPOINT;
+    if (win->comm_ptr->local_size > (1 << MPIDI_OFI_NW_RANK_BITS))
+        return MPIR_NOTIFY_WHY_TOO_MANY;
+    return provider_off_reason();
+}
+
+/* What each member contributes at window creation. */
+typedef struct {
+    uint64_t free_slots[NSLOTS / 64];
+    int off_reason;
+    int has_memory;
+    int waw_ordered;
+} member_info_t;
+
+/* Every member joins the same collectives whatever it sees locally (a member
+ * that skipped them would hang the others).  The slot is reserved here before
+ * the members confirm it: the collectives release the global lock, so a
+ * window created meanwhile by another thread must not pick it too. */
+static int agree(MPIR_Win * win, member_info_t * all, int *off_out, int *slot_out)
+{
+    int mpi_errno = MPI_SUCCESS;
+    MPIR_Errflag_t errflag = MPIR_ERR_NONE;
+    MPIR_Comm *comm = win->comm_ptr;
+    MPIDI_OFI_notify_global_t *g = &MPIDI_OFI_global.notify;
+    member_info_t mine;
+
+    for (;;) {
+        memset(&mine, 0, sizeof(mine));
+        mine.off_reason = local_off_reason(win);
+        for (int s = 0; s < NSLOTS; s++)
+            if (!g->slots[s] && !g->reserved[s])
+                mine.free_slots[s / 64] |= 1ULL << (s % 64);
+        mine.has_memory = (MPIDI_OFI_WIN(win).mr != NULL);
+        mine.waw_ordered = provider_orders_writes();
+        mpi_errno = MPIR_Allgather(&mine, sizeof(mine), MPI_BYTE, all, sizeof(mine), MPI_BYTE,
+                                   comm, &errflag);
+        MPIR_ERR_CHECK(mpi_errno);
+
+        int off = PATH_ON;
+        uint64_t common[NSLOTS / 64];
+        memset(common, 0xff, sizeof(common));
+        for (int r = 0; r < comm->local_size; r++) {
+            if (off == PATH_ON)
+                off = all[r].off_reason;
+            for (int i = 0; i < NSLOTS / 64; i++)
+                common[i] &= all[r].free_slots[i];
+        }
+        int slot = -1;
+        for (int s = 0; s < NSLOTS && slot < 0; s++)
+            if (common[s / 64] & (1ULL << (s % 64)))
+                slot = s;
+        if (off == PATH_ON && slot < 0)
+            off = MPIR_NOTIFY_WHY_NO_SLOT;
+        *off_out = off;
+        *slot_out = slot;
+        if (off != PATH_ON)
+            return MPI_SUCCESS;
+
+        /* reserve, then confirm at every member */
+        int mine_ok = !g->slots[slot] && !g->reserved[slot], all_ok = 0;
+        if (mine_ok)
+            g->reserved[slot] = true;
+        mpi_errno = MPIR_Allreduce(&mine_ok, &all_ok, 1, MPI_INT, MPI_LAND, comm, &errflag);
+        if (mine_ok)
+            g->reserved[slot] = false;
+        MPIR_ERR_CHECK(mpi_errno);
+        if (all_ok) {
+            g->slots[slot] = win;       /* recorded under the same lock hold as the check */
+            return MPI_SUCCESS;
+        }
+        /* taken meanwhile somewhere: every member tries again */
+    }
+  fn_fail:
+    return mpi_errno;
+}
+
+static int new_state(MPIR_Win * win, int slot, const member_info_t * all)
+{
+    int mpi_errno = MPI_SUCCESS;
+    int n = win->comm_ptr->local_size;
+    MPIDI_OFI_notify_win_t *nw = MPL_calloc(1, sizeof(*nw), MPL_MEM_RMA);
+
+    MPIR_ERR_CHKANDJUMP1(!nw, mpi_errno, MPI_ERR_NO_MEM, "**nomem", "**nomem %s",
+                         "notify window");
+    MPIDI_OFI_WIN(win).notify = nw;
+    nw->slot = slot;
+    nw->len_in = MPL_calloc(n, sizeof(uint64_t), MPL_MEM_RMA);
+    nw->qhead = MPL_calloc(n, sizeof(MPIDI_OFI_notify_pending_t *), MPL_MEM_RMA);
+    MPIR_ERR_CHKANDJUMP1(!nw->len_in || !nw->qhead, mpi_errno, MPI_ERR_NO_MEM, "**nomem",
+                         "**nomem %s", "notify window");
+    nw->waw_ordered = true;
+    for (int r = 0; r < n; r++)
+        nw->waw_ordered = nw->waw_ordered && all[r].waw_ordered;
+    nw->war_ordered = (MPIDI_OFI_global.prov_use[0]->tx_attr->msg_order & FI_ORDER_WAR) != 0;
+  fn_fail:
+    return mpi_errno;
+}
+
+static void report(MPIR_Win * win, int off)
+{
+    MPIDI_OFI_notify_win_t *nw = MPIDI_OFI_WIN(win).notify;
+
+    if (off != PATH_ON)
+        fprintf(stderr, "notify: window %x: libfabric path off (%s): %s for remote targets\n",
+                win->handle, MPIR_Notify_why_text(off),
+                MPIR_Notify_path_count(win, MPIR_NOTIFY_PATH_REFUSED) ?
+                "notified accesses refused" : "generic path");
+    else
+        fprintf(stderr, "notify: window %x: libfabric remote CQ data via %s for %d of %d "
+                "targets, slot %d, inject up to %zu bytes, ordered by %s, get notified %s\n",
+                win->handle, MPIDI_OFI_global.prov_use[0]->fabric_attr->prov_name,
+                MPIR_Notify_path_count(win, MPIR_NOTIFY_PATH_CQ_DATA),
+                win->comm_ptr->local_size, nw->slot,
+                (size_t) MPIDI_OFI_global.max_buffered_write,
+                nw->waw_ordered ? "the provider (FI_ORDER_WAW)" :
+                "completion (one notification in flight per target)",
+                nw->waw_ordered && nw->war_ordered ?
+                "right after the read (FI_ORDER_WAR)" : "when the read completes");
+}
+
+int MPIDI_OFI_notify_win_init(MPIR_Win * win)
+{
+    int mpi_errno = MPI_SUCCESS;
+    MPIR_Comm *comm = win->comm_ptr;
+    member_info_t *all = NULL;
+    int off = PATH_ON, slot = -1;
+
+    MPIDI_OFI_WIN(win).notify = NULL;
+    all = MPL_malloc(comm->local_size * sizeof(*all), MPL_MEM_RMA);
+    MPIR_ERR_CHKANDJUMP1(!all, mpi_errno, MPI_ERR_NO_MEM, "**nomem", "**nomem %s",
+                         "notify window info");
+    mpi_errno = agree(win, all, &off, &slot);
+    MPIR_ERR_CHECK(mpi_errno);
+    if (off == PATH_ON) {
+        mpi_errno = new_state(win, slot, all);
+        MPIR_ERR_CHECK(mpi_errno);
+    }
+
+    /* Forced on a window that cannot use it: the window is still created
+     * (MPICH does not unwind a failed window hook), but notified accesses
+     * that would cross the netmod fail with the reason. */
+    MPIR_Notify_path_t off_path = (MPIR_CVAR_NOTIFY_OFI_PATH == MPIR_CVAR_NOTIFY_OFI_PATH_native &&
+                                   !MPIR_CVAR_NOTIFY_FORCE_GENERIC) ?
+        MPIR_NOTIFY_PATH_REFUSED : MPIR_NOTIFY_PATH_GENERIC;
+    MPIR_Notify_why_t order = MPIDI_OFI_WIN(win).notify &&
+        MPIDI_OFI_WIN(win).notify->waw_ordered ? MPIR_NOTIFY_WHY_PROVIDER_ORDER :
+        MPIR_NOTIFY_WHY_COMPLETION_ORDER;
+    for (int r = 0; r < comm->local_size; r++) {
+        /* self and node-local targets are the shm module's */
+        bool local = (r == comm->rank);
+#ifndef MPIDI_CH4_DIRECT_NETMOD
+        local = local || MPIDI_rank_is_local(r, comm);
+#endif
+        if (local)
+            continue;
+        if (off != PATH_ON)
+            mpi_errno = MPIR_Notify_path_set(win, r, off_path, off);
+        else if (!all[r].has_memory)    /* only zero-byte accesses reach it */
+            mpi_errno = MPIR_Notify_path_set(win, r, MPIR_NOTIFY_PATH_GENERIC,
+                                             MPIR_NOTIFY_WHY_NO_MEMORY);
+        else
+            mpi_errno = MPIR_Notify_path_set(win, r, MPIR_NOTIFY_PATH_CQ_DATA, order);
+        MPIR_ERR_CHECK(mpi_errno);
+    }
+    if (MPIR_CVAR_NOTIFY_VERBOSE && comm->rank == 0)
+        report(win, off);
+
+  fn_exit:
+    MPL_free(all);
+    return mpi_errno;
+  fn_fail:
+    if (slot >= 0 && MPIDI_OFI_global.notify.slots[slot] == win && !MPIDI_OFI_WIN(win).notify)
+        MPIDI_OFI_global.notify.slots[slot] = NULL;
+    MPIDI_OFI_notify_win_free(win);
+    goto fn_exit;
+}
+
+int MPIDI_OFI_notify_win_free(MPIR_Win * win)
+{
+    int mpi_errno = MPI_SUCCESS;
+    MPIDI_OFI_notify_win_t *nw = MPIDI_OFI_WIN(win).notify;
+    if (!nw)
+        return MPI_SUCCESS;
+
+    /* Synchronisation completed every get, but their notifications may still
+     * be queued if no progress ran since: send them before the slot goes. */
+    for (int r = 0; nw->qhead && r < win->comm_ptr->local_size; r++)
+        while (nw->qhead[r] && mpi_errno == MPI_SUCCESS)
+            mpi_errno = MPID_Progress_test(NULL);
+    if (MPIDI_OFI_global.notify.slots[nw->slot] == win)
+        MPIDI_OFI_global.notify.slots[nw->slot] = NULL;
+    MPL_free(nw->len_in);
+    MPL_free(nw->qhead);
+    MPL_free(nw);
+    MPIDI_OFI_WIN(win).notify = NULL;
+    return mpi_errno;
+}
