@@ -90,9 +90,11 @@ static int check_access(MPIR_Win * win, MPI_Aint src_count, MPI_Datatype src_typ
 
 /* to the shm module for a node-local target, else to the netmod, as
  * MPID_Put and MPID_Get do (ch4_rma.h) */
-static int dispatch(void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
-                    int target_rank, MPI_Aint target_disp, int target_count,
-                    MPI_Datatype target_datatype, MPIR_Win * win, int tag, bool is_put)
+MPL_STATIC_INLINE_PREFIX int dispatch(void *origin_addr, int origin_count,
+                                       MPI_Datatype origin_datatype, int target_rank,
+                                       MPI_Aint target_disp, int target_count,
+                                       MPI_Datatype target_datatype, MPIR_Win * win, int tag,
+                                       bool is_put)
 {
     MPIDI_winattr_t winattr = MPIDI_WIN(win, winattr);
     MPIDI_av_entry_t *av = MPIDIU_win_rank_to_av(win, target_rank, winattr);
