@@ -67,7 +67,14 @@ fail() {
 # shared with bench/.
 . "$TOP/test/transports.sh"
 config_env() { transport_env "$1"; }
-config_path() { transport_path "$1"; }
+# ch4:ucx in MPICH 4.0.2 builds without the shm module (MPIDI_CH4_DIRECT_NETMOD)
+# and has no fast path of its own: every target is generic/no-fast-path.
+config_path() {
+    case "$DEVICE" in
+        ch4:ucx*) echo generic/no-fast-path ;;
+        *) transport_path "$1" ;;
+    esac
+}
 
 # every descendant of a process, deepest last
 process_tree() {
