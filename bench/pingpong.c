@@ -19,6 +19,14 @@
  *   put_flush_send  MPI_Put + MPI_Win_flush + zero-byte MPI_Send / MPI_Recv
  *   bound       MPI_Put + MPI_Win_flush, target polls the last byte (not a
  *               correct MPI program: a lower bound for what notification costs)
+ *   put_counter MPIX_Put_notify (counter 0) + MPI_Win_flush; target polls the
+ *               counter with MPIX_Win_get_notify, then sets it back to 0
+ *   get_counter the receiver reads with MPIX_Get_notify; the owner polls
+ *   put_acc     what a counter costs without Notified Access: MPI_Put +
+ *               flush + MPI_Accumulate(+1) on a counter in the window +
+ *               flush; target polls it with MPI_Fetch_and_op(MPI_NO_OP)
+ *   put_flag    MPI_Put + flush + MPI_Put of a flag + flush; target polls
+ *               the flag with MPI_Get + flush
  * Output: one line per (mode, size) with the median half round trip, the 10th
  * and 90th percentiles (us), and the ratio of the median to put_notify. */
 #include <mpi.h>
@@ -27,17 +35,48 @@
 #include <string.h>
 #include "bench_util.h"
 
-enum { SENDRECV, PUT_NOTIFY, GET_NOTIFY, PSCW, FENCE, PUT_FLUSH_SEND, BOUND, NMODES };
+enum { SENDRECV, PUT_NOTIFY, GET_NOTIFY, PSCW, FENCE, PUT_FLUSH_SEND, BOUND, PUT_COUNTER,
+    GET_COUNTER, PUT_ACC, PUT_FLAG, NMODES
+};
 static const char *const mode_names[NMODES] = { "sendrecv", "put_notify", "get_notify", "pscw",
-    "fence", "put_flush_send", "bound"
+    "fence", "put_flush_send", "bound", "put_counter", "get_counter", "put_acc", "put_flag"
+};
+/* 1: the mode keeps the window in a lock_all epoch */
+static const int passive[NMODES] = {[PUT_NOTIFY] = 1,[GET_NOTIFY] = 1,[PUT_FLUSH_SEND] = 1,
+    [BOUND] = 1,[PUT_COUNTER] = 1,[GET_COUNTER] = 1,[PUT_ACC] = 1,[PUT_FLAG] = 1
 };
 
 static int rank, peer;
 static MPI_Win win;
-static char *wbuf;              /* window: [0, max) inbox */
+static char *wbuf;              /* window: [0, max) inbox, then the int64 counter of
+                                 * put_acc and the int64 flag of put_flag */
+static MPI_Aint acc_disp, flag_disp;
+static int64_t acc_seen;        /* put_acc: increments of my counter so far */
 static char *lbuf;              /* local source/destination */
 static MPI_Group peer_group;
 static MPI_Request nreq;        /* notify request for the peer, tag 1 */
+
+/* wait until my counter 0 has counted one access, then reset it */
+static void wait_counter(void)
+{
+    MPI_Count v;
+    do
+        MPIX_Win_get_notify(win, 0, &v);
+    while (v < 1);
+    MPIX_Win_set_notify(win, 0, 0);
+}
+
+/* poll an int64 of my own window through MPI (a correct program) */
+static int64_t read_own(MPI_Aint disp, int atomic)
+{
+    int64_t v;
+    if (atomic)
+        MPI_Fetch_and_op(NULL, &v, MPI_INT64_T, rank, disp, MPI_NO_OP, win);
+    else
+        MPI_Get(&v, 1, MPI_INT64_T, rank, disp, 1, MPI_INT64_T, win);
+    MPI_Win_flush(rank, win);
+    return v;
+}
 
 /* one round trip; rank 0 pings, rank 1 pongs.  iter makes payloads unique. */
 static void round_trip(int mode, int size, unsigned iter)
@@ -96,6 +135,46 @@ static void round_trip(int mode, int size, unsigned iter)
                     MPI_Recv(NULL, 0, MPI_BYTE, peer, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
                 }
                 break;
+            case PUT_COUNTER:
+                if (sending) {
+                    MPIX_Put_notify(lbuf, size, MPI_BYTE, peer, 0, size, MPI_BYTE, 0, win);
+                    MPI_Win_flush(peer, win);
+                } else {
+                    wait_counter();
+                }
+                break;
+            case GET_COUNTER:
+                if (!sending) {
+                    MPIX_Get_notify(lbuf, size, MPI_BYTE, peer, 0, size, MPI_BYTE, 0, win);
+                    MPI_Win_flush(peer, win);
+                } else {
+                    wait_counter();
+                }
+                break;
+            case PUT_ACC:
+                if (sending) {
+                    const int64_t one = 1;
+                    MPI_Put(lbuf, size, MPI_BYTE, peer, 0, size, MPI_BYTE, win);
+                    MPI_Win_flush(peer, win);
+                    MPI_Accumulate(&one, 1, MPI_INT64_T, peer, acc_disp, 1, MPI_INT64_T, MPI_SUM,
+                                   win);
+                    MPI_Win_flush(peer, win);
+                } else {
+                    acc_seen++;
+                    while (read_own(acc_disp, 1) < acc_seen);
+                }
+                break;
+            case PUT_FLAG:
+                if (sending) {
+                    const int64_t flag = (int64_t) iter + 1;
+                    MPI_Put(lbuf, size, MPI_BYTE, peer, 0, size, MPI_BYTE, win);
+                    MPI_Win_flush(peer, win);
+                    MPI_Put(&flag, 1, MPI_INT64_T, peer, flag_disp, 1, MPI_INT64_T, win);
+                    MPI_Win_flush(peer, win);
+                } else {
+                    while (read_own(flag_disp, 0) != (int64_t) iter + 1);
+                }
+                break;
             case BOUND:
                 if (sending) {
                     lbuf[size - 1] = mark;
@@ -119,7 +198,7 @@ static void begin(int mode, int size)
      * or a rank could run ahead and overwrite the mark its peer waits for */
     if (mode == BOUND)
         wbuf[size - 1] = 0;
-    if (mode == PUT_NOTIFY || mode == GET_NOTIFY || mode == PUT_FLUSH_SEND || mode == BOUND)
+    if (passive[mode])
         MPI_Win_lock_all(0, win);
     else if (mode == FENCE)
         MPI_Win_fence(0, win);
@@ -127,7 +206,7 @@ static void begin(int mode, int size)
 
 static void end(int mode)
 {
-    if (mode == PUT_NOTIFY || mode == GET_NOTIFY || mode == PUT_FLUSH_SEND || mode == BOUND)
+    if (passive[mode])
         MPI_Win_unlock_all(win);
     else if (mode == FENCE)
         MPI_Win_fence(0, win);
@@ -145,7 +224,8 @@ int main(int argc, char **argv)
         {"-min", BU_INT, &min, "smallest message in bytes (8)"},
         {"-max", BU_INT, &max, "largest message in bytes, doubling from -min (1048576)"},
         {"-modes", BU_STRING, &modes, "comma-separated subset of sendrecv,put_notify,"
-         "get_notify,pscw,fence,put_flush_send,bound (all)"},
+         "get_notify,pscw,fence,put_flush_send,bound,put_counter,get_counter,put_acc,"
+         "put_flag (all)"},
         {"-csv", BU_STRING, &csv, "also write the results to this CSV file"},
     };
     int nranks;
@@ -174,10 +254,13 @@ int main(int argc, char **argv)
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
     peer = 1 - rank;
-    MPI_Win_allocate(max, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &wbuf, &win);
+    acc_disp = (max + 7) / 8 * 8;
+    flag_disp = acc_disp + 8;
+    MPI_Win_allocate(flag_disp + 8, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &wbuf, &win);
     lbuf = malloc(max);
     memset(lbuf, 1, max);
-    memset(wbuf, 0, max);
+    memset(wbuf, 0, flag_disp + 8);
+    MPIX_Win_create_notify(win, 1);
     MPI_Group world;
     MPI_Comm_group(MPI_COMM_WORLD, &world);
     MPI_Group_incl(world, 1, &peer, &peer_group);

@@ -25,6 +25,12 @@
 /* notify_tag of an ordinary (non-notified) put or get */
 #define MPIR_NOTIFY_NONE (-1)
 
+/* A counter notification (MPIX_Put_notify, MPIX_Get_notify) travels on
+ * every transport where a tag does, as MPIR_NOTIFY_COUNTER | index: after
+ * its data and in issue order like any notification, it adds one to the
+ * target's counter instead of being matched. */
+#define MPIR_NOTIFY_COUNTER (1 << 30)
+
 struct MPIR_Request;
 struct MPIR_Win;
 struct MPIR_Notify_win;
@@ -108,7 +114,7 @@ typedef enum MPIR_Notify_path {
     X(DYNAMIC, "dynamic", "dynamic window (memory registered per attach)") \
     X(UNREGISTERED, "unregistered", "window memory is not registered with the provider") \
     X(OWN_ENDPOINT, "own-endpoint", "the window has its own endpoint, opened without write ordering") \
-    X(TOO_MANY, "too-many-processes", "more than 2^20 processes") \
+    X(TOO_MANY, "too-many-processes", "more than 2^19 processes") \
     X(PROV_NO_RMA, "provider-no-rma", "the provider has no FI_RMA") \
     X(PROV_CQ_DATA, "provider-cq-data-size", "the provider's cq_data_size is below 8 bytes") \
     X(PROV_RX_CQ_DATA, "provider-rx-cq-data", "remote CQ data would consume posted receive buffers (FI_RX_CQ_DATA)") \
@@ -141,6 +147,15 @@ int MPIR_Notify_cancel(struct MPIR_Request *req);
 void MPIR_Notify_request_free(struct MPIR_Request *req);
 int MPIR_Notify_completion_processing(struct MPIR_Request *req, MPI_Status * status);
 void MPIR_Notify_get_status(struct MPIR_Request *req, MPI_Status * status);
+
+/* --- counters (MPIX_Win_create_notify ...; src/mpi/notify/notify_counter.c) --- */
+/* MPI_SUCCESS if index names an attached counter of the window, else
+ * MPIX_ERR_INVALID_NOTIFICATION */
+int MPIR_Notify_counter_check(struct MPIR_Win *win, int index);
+/* notify.c: the counters in the window's notify state */
+int MPIR_Notify_counters_attach(struct MPIR_Win *win, int n);
+void MPIR_Notify_counters_detach(struct MPIR_Win *win);
+MPI_Count *MPIR_Notify_counter(struct MPIR_Win *win, int index);
 
 /* --- window life cycle --- */
 void MPIR_Notify_win_destroy(struct MPIR_Win *win);

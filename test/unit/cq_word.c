@@ -34,7 +34,11 @@ int main(void)
 {
     const int slots[] = { 0, 1, 128, MPIDI_OFI_NW_SLOTS - 1 };
     const int ranks[] = { 0, 1, 12345, (1 << MPIDI_OFI_NW_RANK_BITS) - 1 };
-    const int tags[] = { 0, 1, 0x5a5a5a, (1 << MPIDI_OFI_NW_TAG_BITS) - 1 };
+    /* tags, and counter indices (MPIX_Put_notify) at the same limits */
+    const int tags[] = { 0, 1, 0x5a5a5a, (1 << MPIDI_OFI_NW_TAG_BITS) - 1,
+        MPIDI_OFI_NW_COUNTER, MPIDI_OFI_NW_COUNTER | 1, MPIDI_OFI_NW_COUNTER | 0x5a5a5a,
+        MPIDI_OFI_NW_COUNTER | ((1 << MPIDI_OFI_NW_TAG_BITS) - 1)
+    };
     const uint64_t bytes[] = {
         0, 1, 2045, 2046, 2047, 2048, (1ULL << 35) - 1, 1ULL << 35, (1ULL << 35) + 1,
         1ULL << 62, (1ULL << 63) - 1
@@ -53,11 +57,18 @@ int main(void)
     EXPECT(MPIDI_OFI_nw_encode(0, 0, 0, (1ULL << 35) - 1, w) == 2, "2^35-1 B: two words");
     EXPECT(MPIDI_OFI_nw_encode(0, 0, 0, 1ULL << 35, w) == 3, "2^35 B: three words");
 
-    /* all fields at their maximum fill exactly bits 0..62 of a notification */
+    /* all fields at their maximum fill exactly bits 0..62 of a counter
+     * notification; a tagged one leaves the counter bit (54) clear */
     int n = MPIDI_OFI_nw_encode(MPIDI_OFI_NW_SLOTS - 1, (1 << MPIDI_OFI_NW_RANK_BITS) - 1,
-                                (1 << MPIDI_OFI_NW_TAG_BITS) - 1, 2046, w);
+                                MPIDI_OFI_NW_COUNTER | ((1 << MPIDI_OFI_NW_TAG_BITS) - 1), 2046,
+                                w);
     EXPECT(n == 1 && w[0] == ((1ULL << 63) - 1 - 1), "all-ones word: %#llx",
            (unsigned long long) w[0]);
+    n = MPIDI_OFI_nw_encode(MPIDI_OFI_NW_SLOTS - 1, (1 << MPIDI_OFI_NW_RANK_BITS) - 1,
+                            (1 << MPIDI_OFI_NW_TAG_BITS) - 1, 2046, w);
+    EXPECT(n == 1 && w[0] == ((1ULL << 63) - 1 - 1 - (1ULL << 54)), "tagged word: %#llx",
+           (unsigned long long) w[0]);
+    EXPECT(MPIDI_OFI_nw_tag(w[0]) == (1 << MPIDI_OFI_NW_TAG_BITS) - 1, "tag, not a counter");
 
     /* two origins' length words interleaved at the target keep apart
      * (the target keeps one accumulator per origin) */

@@ -75,6 +75,9 @@ struct MPIR_Notify_win {
     uint32_t *send_seq;         /* [target] next sequence number to stamp */
     uint32_t *recv_seq;         /* [origin] next sequence number to deliver */
     uint8_t *path, *why;        /* [target] the path table (mpir_notify.h), or NULL */
+    MPI_Count *counters;        /* [index] MPIX_Win_create_notify's counters */
+    int ncounters;
+    unsigned long counters_lost;        /* arrived for no attached counter */
 };
 
 
@@ -146,6 +149,53 @@ MPIR_Notify_why_t MPIR_Notify_path_why(MPIR_Win * win, int target)
     if (nw && nw->path)
         return nw->why[target];
     return target == win->comm_ptr->rank ? MPIR_NOTIFY_WHY_SELF : MPIR_NOTIFY_WHY_NO_FAST_PATH;
+}
+
+/* ------------------------------------------------------------- counters */
+
+/* The counters live in the window's notify state; the MPI calls around
+ * them (collectives, progress) are in notify_counter.c. */
+int MPIR_Notify_counters_attach(MPIR_Win * win, int n)
+{
+    struct MPIR_Notify_win *nw;
+    int mpi_errno = get_state(win, &nw);
+    MPIR_ERR_CHECK(mpi_errno);
+    MPI_Count *c = MPL_calloc(n > 0 ? n : 1, sizeof(MPI_Count), MPL_MEM_RMA);
+    MPIR_ERR_CHKANDJUMP1(!c, mpi_errno, MPI_ERR_NO_MEM, "**nomem", "**nomem %s",
+                         "notification counters");
+    MPL_free(nw->counters);
+    nw->counters = c;
+    nw->ncounters = n;
+  fn_fail:
+    return mpi_errno;
+}
+
+void MPIR_Notify_counters_detach(MPIR_Win * win)
+{
+    struct MPIR_Notify_win *nw = win->notify;
+    if (nw) {
+        MPL_free(nw->counters);
+        nw->counters = NULL;
+        nw->ncounters = 0;
+    }
+}
+
+int MPIR_Notify_counter_check(MPIR_Win * win, int index)
+{
+    int mpi_errno = MPI_SUCCESS;
+    int n = win->notify ? win->notify->ncounters : 0;
+    if (n == 0)
+        MPIR_ERR_SETANDJUMP(mpi_errno, MPIX_ERR_INVALID_NOTIFICATION, "**notifynocounters");
+    if (index < 0 || index >= n)
+        MPIR_ERR_SETANDJUMP2(mpi_errno, MPIX_ERR_INVALID_NOTIFICATION, "**notifyindex",
+                             "**notifyindex %d %d", index, n);
+  fn_fail:
+    return mpi_errno;
+}
+
+MPI_Count *MPIR_Notify_counter(MPIR_Win * win, int index)
+{
+    return &win->notify->counters[index];
 }
 
 /* ------------------------------------------------------- buckets and entries */
@@ -424,6 +474,19 @@ static int deliver(struct MPIR_Notify_win *nw, int src, int tag, MPI_Aint bytes,
                    MPIR_Notify_entry_t * e)
 {
     int mpi_errno = MPI_SUCCESS;
+
+    if (tag & MPIR_NOTIFY_COUNTER) {
+        /* in issue order and after its data, like a tagged notification */
+        int idx = tag & MPIR_NOTIFY_TAG_MAX;
+        if (idx < nw->ncounters)
+            nw->counters[idx]++;
+        else    /* counters detached while it was on the way */
+            nw->counters_lost++;
+        if (e)
+            entry_drop(nw, e);
+        return MPI_SUCCESS;
+    }
+
     MPIR_Notify_bucket_t *b = e ? e->bucket : bucket_find(nw, src, tag);
     MPIR_Notify_req_t *r = find_posted(nw, b, src, tag);
 
@@ -746,6 +809,7 @@ void MPIR_Notify_win_destroy(MPIR_Win * win)
     MPL_free(nw->pending);
     MPL_free(nw->by_src);
     MPL_free(nw->path);
+    MPL_free(nw->counters);
     MPL_free(nw);
     win->notify = NULL;
 }

@@ -66,6 +66,7 @@ cvars:
 */
 
 _Static_assert(MPIR_NOTIFY_TAG_BITS == MPIDI_OFI_NW_TAG_BITS, "tag field of the CQ data word");
+_Static_assert(MPIR_NOTIFY_COUNTER == MPIDI_OFI_NW_COUNTER, "counter mark of the CQ data word");
 
 typedef MPIDI_OFI_notify_pending_t pending_t;
 

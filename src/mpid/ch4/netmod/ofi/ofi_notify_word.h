@@ -2,11 +2,15 @@
  * The 64-bit remote-CQ-data word of the libfabric notification path
  * (ofi_notify.c): encoded at the origin, decoded at the target.
  *
- *   bit 63 = 0  notification: [62:55] window slot, [54:35] origin rank,
- *               [34:11] tag, [10:0] bytes (2047: see the length words)
- *   bit 63 = 1  length word:  [62:55] slot, [54:35] origin rank, [34:0] the
- *               next 35 bits of the byte count of the origin's next
- *               notification, most significant part first
+ *   bit 63 = 0  notification: [62:55] window slot, [54] counter,
+ *               [53:35] origin rank, [34:11] tag (counter: the counter's
+ *               index), [10:0] bytes (2047: see the length words)
+ *   bit 63 = 1  length word:  [62:55] slot, [54] 0, [53:35] origin rank,
+ *               [34:0] the next 35 bits of the byte count of the origin's
+ *               next notification, most significant part first
+ * A counter notification (MPIX_Put_notify) is marked by bit 54, so a
+ * decoder never takes its index for a tag: the int tag carries it as
+ * MPIDI_OFI_NW_COUNTER (= MPIR_NOTIFY_COUNTER) | index.
  *
  * Self-contained (stdint only): test/unit/cq_word.c checks it without MPICH.
  */
@@ -17,7 +21,7 @@
 #include <stdint.h>
 
 #define MPIDI_OFI_NW_SLOT_BITS  8
-#define MPIDI_OFI_NW_RANK_BITS  20
+#define MPIDI_OFI_NW_RANK_BITS  19
 #define MPIDI_OFI_NW_TAG_BITS   24
 #define MPIDI_OFI_NW_BYTES_BITS 11
 #define MPIDI_OFI_NW_LEN_BITS   35
@@ -28,6 +32,8 @@
 #define MPIDI_OFI_NW_RANK_SHIFT 35
 #define MPIDI_OFI_NW_TAG_SHIFT  11
 #define MPIDI_OFI_NW_LEN_WORD   (1ULL << 63)
+#define MPIDI_OFI_NW_COUNTER_BIT (1ULL << 54)
+#define MPIDI_OFI_NW_COUNTER    (1 << 30)       /* in the int tag */
 #define MPIDI_OFI_NW_MASK(bits) ((1ULL << (bits)) - 1)
 
 static inline uint64_t MPIDI_OFI_nw_head(int slot, int rank)
@@ -50,7 +56,9 @@ static inline int MPIDI_OFI_nw_encode(int slot, int rank, int tag, uint64_t byte
             (bytes & MPIDI_OFI_NW_MASK(MPIDI_OFI_NW_LEN_BITS));
         bytes = MPIDI_OFI_NW_BYTES_ESC;
     }
-    words[n++] = head | ((uint64_t) tag << MPIDI_OFI_NW_TAG_SHIFT) | bytes;
+    words[n++] = head | ((tag & MPIDI_OFI_NW_COUNTER) ? MPIDI_OFI_NW_COUNTER_BIT : 0) |
+        ((uint64_t) (tag & MPIDI_OFI_NW_MASK(MPIDI_OFI_NW_TAG_BITS)) << MPIDI_OFI_NW_TAG_SHIFT) |
+        bytes;
     return n;
 }
 
@@ -69,9 +77,11 @@ static inline bool MPIDI_OFI_nw_is_len(uint64_t w)
     return (w & MPIDI_OFI_NW_LEN_WORD) != 0;
 }
 
+/* the tag, or MPIDI_OFI_NW_COUNTER | the counter's index */
 static inline int MPIDI_OFI_nw_tag(uint64_t w)
 {
-    return (int) ((w >> MPIDI_OFI_NW_TAG_SHIFT) & MPIDI_OFI_NW_MASK(MPIDI_OFI_NW_TAG_BITS));
+    return (int) ((w >> MPIDI_OFI_NW_TAG_SHIFT) & MPIDI_OFI_NW_MASK(MPIDI_OFI_NW_TAG_BITS)) |
+        ((w & MPIDI_OFI_NW_COUNTER_BIT) ? MPIDI_OFI_NW_COUNTER : 0);
 }
 
 /* Receiver: *len collects an origin's length words; a notification word

@@ -1,0 +1,73 @@
+/*
+ * Notified Access, counter dialect (MPIX_Win_create_notify, MPIX_Put_notify,
+ * MPIX_Get_notify, MPIX_Win_get_notify ...; src/binding/c/notify_api.txt).
+ *
+ * A counter notification is an ordinary notification whose tag is
+ * MPIR_NOTIFY_COUNTER | index: every transport carries it in one message
+ * exactly as a tagged one (ring cell, remote CQ data word, generic header),
+ * ordered and delivered by notify.c, where it adds one to the window's
+ * counter instead of being matched.
+ */
+
+#include "mpiimpl.h"
+
+int MPIR_Win_create_notify_impl(MPIR_Win * win, int notification_num)
+{
+    MPIR_Errflag_t errflag = MPIR_ERR_NONE;
+    int mpi_errno = MPI_SUCCESS;
+
+    /* the index travels in the 24 bits of a tag */
+    if (notification_num < 0 || notification_num > MPIR_NOTIFY_TAG_MAX + 1)
+        MPIR_ERR_SETANDJUMP2(mpi_errno, MPI_ERR_COUNT, "**notifycounters",
+                             "**notifycounters %d %d", notification_num, MPIR_NOTIFY_TAG_MAX + 1);
+    mpi_errno = MPIR_Notify_counters_attach(win, notification_num);
+    MPIR_ERR_CHECK(mpi_errno);
+    /* no process notifies a counter before every target has it */
+    mpi_errno = MPIR_Barrier(win->comm_ptr, &errflag);
+  fn_fail:
+    return mpi_errno;
+}
+
+int MPIR_Win_free_notify_impl(MPIR_Win * win)
+{
+    MPIR_Errflag_t errflag = MPIR_ERR_NONE;
+    /* every origin is done; take in what already reached this process */
+    int mpi_errno = MPIR_Barrier(win->comm_ptr, &errflag);
+    MPIR_ERR_CHECK(mpi_errno);
+    mpi_errno = MPID_Notify_poll(win);
+    MPIR_ERR_CHECK(mpi_errno);
+    MPIR_Notify_counters_detach(win);
+  fn_fail:
+    return mpi_errno;
+}
+
+int MPIR_Win_get_notify_impl(MPIR_Win * win, int notification_idx, MPI_Count * value)
+{
+    int mpi_errno = MPIR_Notify_counter_check(win, notification_idx);
+    MPIR_ERR_CHECK(mpi_errno);
+    /* What the window's transports completed here (rings: a few loads);
+     * if that brought nothing for this counter, a round of progress
+     * (completion queues, active messages, everything else pending) on
+     * every PROGRESS_EVERY-th such call, so that a polling loop spends its
+     * time on the rings and still drives everything else. */
+    enum { PROGRESS_EVERY = 4 };
+    static unsigned idle;
+    MPI_Count *c = MPIR_Notify_counter(win, notification_idx), before = *c;
+    mpi_errno = MPID_Notify_poll(win);
+    MPIR_ERR_CHECK(mpi_errno);
+    if (*c == before && ++idle % PROGRESS_EVERY == 0) {
+        mpi_errno = MPID_Progress_test(NULL);
+        MPIR_ERR_CHECK(mpi_errno);
+    }
+    *value = *MPIR_Notify_counter(win, notification_idx);
+  fn_fail:
+    return mpi_errno;
+}
+
+int MPIR_Win_set_notify_impl(MPIR_Win * win, int notification_idx, MPI_Count value)
+{
+    int mpi_errno = MPIR_Notify_counter_check(win, notification_idx);
+    if (mpi_errno == MPI_SUCCESS)
+        *MPIR_Notify_counter(win, notification_idx) = value;
+    return mpi_errno;
+}
