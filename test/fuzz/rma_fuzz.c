@@ -18,13 +18,16 @@
  *
  * Every rank derives the same random program from (seed, program index):
  * a few phases of MPI_Put / MPI_Get / MPI_Accumulate / MPI_Get_accumulate /
- * MPI_Fetch_and_op / MPI_Compare_and_swap / MPI_Put_notify / MPI_Get_notify
- * on one window, each phase synchronised by fences, per-target lock/unlock,
- * lock_all/unlock_all with flushes, or post/start/complete/wait.  Programs are
- * correct MPI by construction (section 3), so their outcome is determined: a
- * sequential model (section 5), computed identically on every rank, gives the
- * window contents after every synchronisation point, every get/fetch result
- * and what every notification request must match.  The executor (section 6)
+ * MPI_Fetch_and_op / MPI_Compare_and_swap / MPI_Put_notify / MPI_Get_notify /
+ * MPIX_Put_notify / MPIX_Get_notify (the counter dialect: the window gets
+ * counters with MPIX_Win_create_notify) on one window, each phase
+ * synchronised by fences, per-target lock/unlock, lock_all/unlock_all with
+ * flushes, or post/start/complete/wait.  Programs are correct MPI by
+ * construction (section 3), so their outcome is determined: a sequential
+ * model (section 5), computed identically on every rank, gives the window
+ * contents after every synchronisation point, every get/fetch result, what
+ * every notification request must match and every counter's value (also
+ * after MPIX_Win_set_notify and re-attaching).  The executor (section 6)
  * runs the program on the real library and compares.  A failing program is
  * listed, then shrunk by removing operations while it still fails (section
  * 8), and the smallest failing program is listed.
@@ -180,13 +183,19 @@ static void td_contig(tdesc_t * t, int n)
     t->count = n;
 }
 
-enum { K_PUT, K_GET, K_ACC, K_GACC, K_FOP, K_CAS, K_PUTN, K_GETN, NKINDS };
+/* K_PUTN / K_GETN: MPI_Put_notify / MPI_Get_notify (a tag, matched by an
+ * MPI_Notify_init request); K_PUTC / K_GETC: MPIX_Put_notify /
+ * MPIX_Get_notify (a counter index: the target's counter grows by one) */
+enum { K_PUT, K_GET, K_ACC, K_GACC, K_FOP, K_CAS, K_PUTN, K_GETN, K_PUTC, K_GETC, NKINDS };
 static const char *kname[NKINDS] = { "put", "get", "accumulate", "get_accumulate",
-    "fetch_and_op", "compare_and_swap", "put_notify", "get_notify"
+    "fetch_and_op", "compare_and_swap", "put_notify", "get_notify", "put_counter", "get_counter"
 };
 
-/* notified accesses are the point: they get the largest share */
-static const int kweight[NKINDS] = { 12, 12, 12, 9, 8, 6, 25, 16 };
+/* notified accesses are the point: they get the largest share (both
+ * dialects together about half; the others keep roughly their old shares) */
+static const int kweight[NKINDS] = { 12, 12, 12, 9, 8, 6, 22, 14, 14, 9 };
+
+#define MAXCTR 4        /* counters per window (MPIX_Win_create_notify) */
 
 enum { OP_SUM, OP_REPLACE, OP_NOOP, OP_CAS };
 static const char *opname[] = { "SUM", "REPLACE", "NO_OP", "CAS" };
@@ -196,9 +205,33 @@ static MPI_Op mpiop(int op)
     return op == OP_SUM ? MPI_SUM : op == OP_REPLACE ? MPI_REPLACE : MPI_NO_OP;
 }
 
-static int k_notified(int k)
+/* tagged notification (matched by requests) */
+static int k_tagged(int k)
 {
     return k == K_PUTN || k == K_GETN;
+}
+
+/* counted notification (adds one to a counter) */
+static int k_counted(int k)
+{
+    return k == K_PUTC || k == K_GETC;
+}
+
+/* either dialect: the same access, another notification */
+static int k_notified(int k)
+{
+    return k_tagged(k) || k_counted(k);
+}
+
+/* MPI_Put-like / MPI_Get-like */
+static int k_putlike(int k)
+{
+    return k == K_PUT || k == K_PUTN || k == K_PUTC;
+}
+
+static int k_getlike(int k)
+{
+    return k == K_GET || k == K_GETN || k == K_GETC;
 }
 
 static int k_acc(int k)
@@ -209,13 +242,13 @@ static int k_acc(int k)
 /* writes a result into an origin buffer */
 static int k_fetches(int k)
 {
-    return k == K_GET || k == K_GETN || k == K_GACC || k == K_FOP || k == K_CAS;
+    return k_getlike(k) || k == K_GACC || k == K_FOP || k == K_CAS;
 }
 
 /* reads an origin buffer */
 static int k_sends(int k)
 {
-    return k != K_GET && k != K_GETN;
+    return !k_getlike(k);
 }
 
 typedef struct {
@@ -225,6 +258,7 @@ typedef struct {
     uint64_t dseed;             /* the origin data */
     uint64_t cmp;               /* compare_and_swap */
     uint32_t nr;                /* random bits for the notification plan */
+    int cidx;                   /* put_counter / get_counter: the target's counter */
 } op_t;
 
 /* One entry of a rank's stream in a phase. */
@@ -252,6 +286,10 @@ typedef struct {
     uint8_t start_all[MAXP];    /* MPI_Startall rather than MPI_Start each */
     uint8_t wait_how[MAXP];     /* 0 Waitall, 1 Wait each, 2 Testall loop, 3 Test each */
     uint8_t pscw_extra[MAXP];   /* PSCW: targets in the access group without operations */
+    uint8_t cfirst[MAXP];       /* wait for the counters before the notify requests */
+    uint8_t reattach;           /* before the opening barrier, all ranks: 1 MPIX_Win_create_notify
+                                 * again (counters replaced, all 0), 2 MPIX_Win_free_notify first */
+    long long cset[MAXP][MAXCTR];       /* then MPIX_Win_set_notify(idx, value) if >= 0 */
     int op0, op1;               /* its operations: ids [op0, op1) */
 } phase_t;
 
@@ -259,6 +297,8 @@ typedef struct {
     uint64_t seed;
     long index;
     int P, flavor, du, nslots;  /* window: MPI_WIN_FLAVOR_*, disp_unit, 4-byte slots */
+    int nctr, cfree;            /* counters attached after creation; cfree: MPIX_Win_free_notify
+                                 * before MPI_Win_free (else MPI_Win_free frees them) */
     int nph;
     phase_t ph[MAXPH];
     int nops, capops;
@@ -331,7 +371,11 @@ static void prog_free(prog_t * p)
  *    does not count: it completes the access at the origin only.
  * The generator only emits accesses these rules allow (inserting flushes in
  * passive-target phases), and the shrinker re-checks them before removing a
- * flush.
+ * flush.  Notified accesses of either dialect (put_notify / put_counter,
+ * get_notify / get_counter) are puts and gets here: the notification changes
+ * nothing in the rules.  Counters need no rule: increments commute, and they
+ * are only read (exactly) once the phase's counted accesses are complete, or
+ * waited for until they reach the phase's total.
  */
 enum { XM_NONE, XM_READ, XM_SUMI, XM_SUML, XM_OTHER };
 
@@ -353,6 +397,7 @@ static int xclass(const op_t * o)
     switch (o->kind) {
         case K_GET:
         case K_GETN:
+        case K_GETC:
             return XM_READ;
         case K_ACC:
             return o->op == OP_SUM ? (o->basic == B_INT ? XM_SUMI : XM_SUML) : XM_OTHER;
@@ -392,9 +437,9 @@ static void cs_flush(cstate_t * c, int o, int t)
 static int pend_conflict(const pslot_t * s, const op_t * o)
 {
     int k = o->kind;
-    if (k == K_PUT || k == K_PUTN)
+    if (k_putlike(k))
         return s->rd || s->wr || s->acc;
-    if (k == K_GET || k == K_GETN)
+    if (k_getlike(k))
         return s->wr || s->accop;
     int opk = k == K_CAS ? OP_CAS : o->op;
     if (s->wr || (s->rd && opk != OP_NOOP))
@@ -429,9 +474,9 @@ static void cs_commit(cstate_t * c, const prog_t * p, const op_t * o)
         x->mode = x->mode == XM_NONE || x->mode == cls ? cls : XM_OTHER;
         x->mask |= 1u << o->origin;
         pslot_t *s = &c->pend[o->origin][o->target][slots[i]];
-        if (o->kind == K_PUT || o->kind == K_PUTN)
+        if (k_putlike(o->kind))
             s->wr = 1;
-        else if (o->kind == K_GET || o->kind == K_GETN)
+        else if (k_getlike(o->kind))
             s->rd = 1;
         else {
             int opk = o->kind == K_CAS ? OP_CAS : o->op;
@@ -534,7 +579,7 @@ static int pick_n(rng_t * r, int kind, int basic, int maxn)
     int x = rbelow(r, 100), n;
     if (k_notified(kind) && x < 5)
         return 0;               /* carries only the notification */
-    if (kind == K_PUTN && x < 60)
+    if ((kind == K_PUTN || kind == K_PUTC) && x < 60)
         n = 1 + rbelow(r, 32 / bsz[basic]);     /* small enough to travel inline in a ring cell */
     else if (x < 50)
         n = 1 + rbelow(r, 4);
@@ -615,7 +660,7 @@ static int gen_op(gen_t * g, phase_t * ph, int o, int t, int mode, int locktype)
         }
         int single = c.kind == K_FOP || c.kind == K_CAS;
         const op_t *q = revisit_candidate(g, o, t);
-        if (q && rpct(&g->r, q->kind == K_PUTN ? 70 : 40)) {
+        if (q && rpct(&g->r, q->kind == K_PUTN || q->kind == K_PUTC ? 70 : 40)) {
             c.basic = q->basic;
             if (single) {
                 int off[2 * MAXN + 64];
@@ -650,6 +695,8 @@ static int gen_op(gen_t * g, phase_t * ph, int o, int t, int mode, int locktype)
         }
         c.dseed = rnext(&g->r);
         c.nr = (uint32_t) rnext(&g->r);
+        if (k_counted(c.kind))
+            c.cidx = rbelow(&g->r, p->nctr);
         if (td_n(&c.tt) != c.n || td_n(&c.ot) != c.n || (c.kind == K_GACC && td_n(&c.rt) != c.n)) {
             fprintf(stderr, "rma_fuzz: generator bug: type signatures do not match\n");
             abort();
@@ -730,6 +777,15 @@ static void gen_phase(gen_t * g, int phi, int nops)
         for (int t = 0; t < P; t++)
             if (rpct(r, 15))
                 ph->pscw_extra[o] |= 1u << t;
+    }
+    /* counters: which wait comes first; resets before the phase (no counted
+     * access is in flight then), planned from the seed, followed by the model */
+    ph->reattach = rpct(r, 6) ? 1 + rbelow(r, 2) : 0;
+    for (int o = 0; o < P; o++) {
+        ph->cfirst[o] = rpct(r, 50);
+        for (int i = 0; i < MAXCTR; i++)
+            ph->cset[o][i] = i < p->nctr && rpct(r, 12) ?
+                (rpct(r, 75) ? 0 : 1000 + rbelow(r, 100000)) : -1;
     }
     g->phase = phi;
 
@@ -830,6 +886,9 @@ static void gen_program(prog_t * p, uint64_t seed, long index, int P, int max_op
     p->du = rpct(&g.r, 50) ? 1 : 4;
     static const int sizes[] = { 32, 64, 64, 128, 128, 512 };
     p->nslots = sizes[rbelow(&g.r, 6)];
+    static const int nctrs[] = { 1, 2, 4, 4 };
+    p->nctr = nctrs[rbelow(&g.r, 4)];
+    p->cfree = rpct(&g.r, 50);
     for (int r = 0; r < P; r++) {
         g.scratch[r] = malloc(p->nslots * 4);
         win_init_image(p, r, g.scratch[r]);
@@ -852,8 +911,9 @@ static void gen_program(prog_t * p, uint64_t seed, long index, int P, int max_op
 /*
  * The plan of one run of a program (with the shrinker's keep mask): notification
  * tags and requests, expected windows at every check point, expected result
- * buffers, the data checks after notification waits.  Built on every rank from
- * the program alone; `me` only selects what this rank keeps.
+ * buffers, expected counter values, the data checks after notification waits.
+ * Built on every rank from the program alone; `me` only selects what this rank
+ * keeps (counters: every rank's, for the listing).
  */
 typedef struct {
     int src, tag, count;        /* MPI_Notify_init arguments (wildcards allowed) */
@@ -891,7 +951,17 @@ typedef struct {
     wchk_t *pchk[MAXPH][MAXP], *scr[MAXPH][MAXP];       /* after the wait: check / overwrite */
     int npchk[MAXPH][MAXP], cappchk[MAXPH][MAXP], nscr[MAXPH][MAXP], capscr[MAXPH][MAXP];
     uint8_t access[MAXPH][MAXP], expose[MAXPH][MAXP];   /* PSCW groups, as rank bitmasks */
-    long nnotify;               /* notified accesses */
+    long nnotify;               /* notified accesses (tagged) */
+    /* counters, [phase]...[rank][idx]: the values after the resets before the
+     * phase, after each fence epoch (the last: at the end of the phase, also
+     * what the target waits for), a lower bound once the rank's notify
+     * requests completed (counted accesses issued before an origin's last
+     * tagged one have counted: one origin's notifications arrive in issue
+     * order), and how many counted accesses of the phase hit the counter */
+    long long cbase[MAXPH][MAXP][MAXCTR], cexp[MAXPH][MAXEP][MAXP][MAXCTR];
+    long long clb[MAXPH][MAXP][MAXCTR];
+    int cops[MAXPH][MAXP][MAXCTR];
+    long ncounted;              /* counted accesses */
 } plan_t;
 
 static void win_init_image(const prog_t * p, int r, unsigned char *w)
@@ -924,10 +994,12 @@ static void model_apply(const prog_t * p, const op_t * o, unsigned char *tw,
         switch (o->kind) {
             case K_PUT:
             case K_PUTN:
+            case K_PUTC:
                 st(w, b, v);
                 break;
             case K_GET:
             case K_GETN:
+            case K_GETC:
                 if (arena)
                     st(arena + obuf + (size_t) ooff[i] * s, b, old);
                 break;
@@ -1047,7 +1119,7 @@ static void plan_notify(const prog_t * p, const uint8_t * keep, plan_t * pl, int
     for (int t = 0; t < p->P; t++) {
         int nl = 0;
         for (int i = ph->op0; i < ph->op1; i++)
-            if (keep[i] && k_notified(p->ops[i].kind) && p->ops[i].target == t)
+            if (keep[i] && k_tagged(p->ops[i].kind) && p->ops[i].target == t)
                 L[nl++] = i;
         /* by origin, then issue order (ids follow each origin's stream) */
         for (int a = 1; a < nl; a++)
@@ -1174,13 +1246,22 @@ static void plan_build(const prog_t * p, const uint8_t * keep, int me, plan_t * 
     }
     pl->init_win = malloc(nb);
     memcpy(pl->init_win, win[me], nb);
+    long long ctr[MAXP][MAXCTR];
+    memset(ctr, 0, sizeof ctr);
 
     for (int phi = 0; phi < p->nph; phi++) {
         const phase_t *ph = &p->ph[phi];
         for (int i = ph->op0; i < ph->op1; i++)
             pl->live[phi] += keep[i];
         if (!pl->live[phi])
-            continue;           /* not executed at all */
+            continue;           /* not executed at all (nor its resets) */
+        if (ph->reattach)
+            memset(ctr, 0, sizeof ctr);
+        for (int r = 0; r < P; r++)
+            for (int c = 0; c < p->nctr; c++)
+                if (ph->cset[r][c] >= 0)
+                    ctr[r][c] = ph->cset[r][c];
+        memcpy(pl->cbase[phi], ctr, sizeof ctr);
         for (int r = 0; r < P; r++)
             for (int s = 0; s < p->nslots; s++) {
                 lw[r][s] = -1;
@@ -1193,8 +1274,13 @@ static void plan_build(const prog_t * p, const uint8_t * keep, int me, plan_t * 
                     continue;
                 model_apply(p, o, win[o->target], o->origin == me ? pl->exp_arena : NULL,
                             pl->obuf[i], pl->rbuf[i]);
+                if (k_counted(o->kind)) {
+                    ctr[o->target][o->cidx]++;
+                    pl->cops[phi][o->target][o->cidx]++;
+                    pl->ncounted++;
+                }
                 int slots[2 * MAXN], ns = op_slots(p, o, slots);
-                int writes = o->kind != K_GET && o->kind != K_GETN &&
+                int writes = !k_getlike(o->kind) &&
                     !((o->kind == K_GACC || o->kind == K_FOP) && o->op == OP_NOOP);
                 for (int j = 0; j < ns; j++) {
                     touch[o->target][slots[j]]++;
@@ -1206,6 +1292,7 @@ static void plan_build(const prog_t * p, const uint8_t * keep, int me, plan_t * 
                     pl->expose[phi][o->target] |= 1u << o->origin;
                 }
             }
+            memcpy(pl->cexp[phi][k], ctr, sizeof ctr);
             if (k < ph->nep - 1) {
                 pl->snap[phi][k] = malloc(nb);
                 memcpy(pl->snap[phi][k], win[me], nb);
@@ -1221,8 +1308,23 @@ static void plan_build(const prog_t * p, const uint8_t * keep, int me, plan_t * 
                         pl->expose[phi][t] |= 1u << o;
                     }
         plan_notify(p, keep, pl, phi);
-        /* After its notification, a put's data must be in the target: checked
-         * there for the elements no later access overwrites.  A get's target
+        for (int t = 0; t < P; t++) {
+            int last[MAXP];
+            for (int o = 0; o < P; o++)
+                last[o] = -1;
+            for (int i = ph->op0; i < ph->op1; i++)
+                if (keep[i] && k_tagged(p->ops[i].kind) && p->ops[i].target == t)
+                    last[p->ops[i].origin] = i;
+            memcpy(pl->clb[phi][t], pl->cbase[phi][t], sizeof pl->clb[phi][t]);
+            for (int i = ph->op0; i < ph->op1; i++) {
+                const op_t *o = &p->ops[i];
+                if (keep[i] && k_counted(o->kind) && o->target == t && i < last[o->origin])
+                    pl->clb[phi][t][o->cidx]++;
+            }
+        }
+        /* After its notification (request completed, or counter reached the
+         * phase's total), a put's data must be in the target: checked there
+         * for the elements no later access overwrites.  A get's target
          * elements may be overwritten by the target once it is notified: done
          * for gets whose elements nothing else touches in the phase. */
         for (int i = ph->op0; i < ph->op1; i++) {
@@ -1242,12 +1344,12 @@ static void plan_build(const prog_t * p, const uint8_t * keep, int me, plan_t * 
                 wchk_t w = { (uint32_t) (o->disp * p->du + (long) off[e] * bsz[o->basic]),
                     o->basic, i, op_value(o, e)
                 };
-                if (o->kind == K_PUTN && last)
+                if (k_putlike(o->kind) && last)
                     PUSH(pl->pchk[phi][o->target], pl->npchk[phi][o->target],
                          pl->cappchk[phi][o->target], w);
             }
             (void) ns;
-            if (o->kind == K_GETN && sole)
+            if (k_getlike(o->kind) && sole)
                 for (int e = 0; e < o->n; e++) {
                     wchk_t w = { (uint32_t) (o->disp * p->du + (long) off[e] * bsz[o->basic]),
                         o->basic, i, scribble_value(o, e)
@@ -1292,6 +1394,7 @@ typedef struct {
  * access id. */
 static char sig_ctx[256];       /* "[rank R] seed S program I phase P" */
 static volatile int sig_op = -1;        /* access being issued */
+static volatile int sig_ctr = -1;       /* counter being waited for */
 static int wd_seconds = 60;
 
 static void sig_write(const char *s)
@@ -1325,6 +1428,10 @@ static void sig_handler(int sig)
     if (sig_op >= 0) {
         sig_write(" in access #");
         sig_int(sig_op);
+    }
+    if (sig_ctr >= 0) {
+        sig_write(" while waiting for counter ");
+        sig_int(sig_ctr);
     }
     sig_write("\n");
     if (sig == SIGALRM)
@@ -1413,11 +1520,11 @@ static void check_window(exec_t * x, const unsigned char *exp, const int *lw, co
         uint32_t e, g;
         memcpy(&e, exp + 4 * s, 4);
         memcpy(&g, x->base + 4 * s, 4);
-        char from[64], who[96];
+        char from[80], who[96];
         if (lw[s] >= 0)
             snprintf(from, sizeof from, "last written by #%d %s", lw[s], kname[x->p->ops[lw[s]].kind]);
         else
-            snprintf(from, sizeof from, "%s", lw[s] == -1 ? "initial value" : "overwritten by the target after its get_notify");
+            snprintf(from, sizeof from, "%s", lw[s] == -1 ? "initial value" : "overwritten by the target after its notified get");
         who_wrote(x, s, g, who, sizeof who);
         if (nbad++ < 4)
             report(x, "window of rank %d %s: byte %d: expected %u (%s), got %u%s", x->me, when,
@@ -1433,7 +1540,7 @@ static void complete_op(exec_t * x, int id)
     const plan_t *pl = x->pl;
     int s = bsz[o->basic];
     if (k_fetches(o->kind)) {
-        int res_is_origin = o->kind == K_GET || o->kind == K_GETN;
+        int res_is_origin = k_getlike(o->kind);
         const tdesc_t *t = res_is_origin ? &o->ot : &o->rt;
         size_t off = res_is_origin ? pl->obuf[id] : pl->rbuf[id];
         size_t len = (size_t) td_span(t) * s + GUARD;
@@ -1495,6 +1602,12 @@ static void issue(exec_t * x, int id)
         case K_GETN:
             CALL(x, MPI_Get_notify(ob, oc, ot, t, o->disp, tc, tt, x->win, pl->tag[id]));
             break;
+        case K_PUTC:
+            CALL(x, MPIX_Put_notify(ob, oc, ot, t, o->disp, tc, tt, o->cidx, x->win));
+            break;
+        case K_GETC:
+            CALL(x, MPIX_Get_notify(ob, oc, ot, t, o->disp, tc, tt, o->cidx, x->win));
+            break;
         case K_ACC:
             CALL(x, MPI_Accumulate(ob, oc, ot, t, o->disp, tc, tt, mpiop(o->op), x->win));
             break;
@@ -1555,6 +1668,63 @@ static void start_requests(exec_t * x, int all, MPI_Request * reqs, int n)
             CALL(x, MPI_Start(&reqs[i]));
 }
 
+/* What a notification promises the target (counted: the counters reached the
+ * phase's totals; tagged: the requests completed).  The contract: a notified
+ * put's data is visible to the target's loads once notified, with no other
+ * synchronisation; a notified get has read its data, so the target may
+ * overwrite it (the origin must still get the old value). */
+static void after_notification(exec_t * x, int phi, int counted)
+{
+    const plan_t *pl = x->pl;
+    const wchk_t *c = pl->pchk[phi][x->me];
+    for (int i = 0; i < pl->npchk[phi][x->me]; i++) {
+        const op_t *o = &x->p->ops[c[i].op];
+        if (k_counted(o->kind) != counted)
+            continue;
+        uint64_t got = ld(x->base + c[i].off, c[i].basic);
+        if (got != c[i].val) {
+            char why[64];
+            if (counted)
+                snprintf(why, sizeof why, "counter %d reached %lld", o->cidx,
+                         pl->cexp[phi][x->p->ph[phi].nep - 1][x->me][o->cidx]);
+            else
+                snprintf(why, sizeof why, "its notification");
+            report(x, "after %s, #%d %s's data is not in the window: byte %u expected %llu, "
+                   "got %llu", why, c[i].op, kname[o->kind], c[i].off,
+                   (unsigned long long) c[i].val, (unsigned long long) got);
+        }
+    }
+    const wchk_t *w = pl->scr[phi][x->me];
+    for (int i = 0; i < pl->nscr[phi][x->me]; i++)
+        if (k_counted(x->p->ops[w[i].op].kind) == counted)
+            st(x->base + w[i].off, w[i].basic, w[i].val);
+}
+
+/* every counter of this rank where all counted accesses so far are complete */
+static void check_counters(exec_t * x, int phi, int k, const char *when)
+{
+    const plan_t *pl = x->pl;
+    const prog_t *p = x->p;
+    for (int c = 0; c < p->nctr; c++) {
+        MPI_Count v = -1;
+        long long want = pl->cexp[phi][k][x->me][c];
+        CALL(x, MPIX_Win_get_notify(x->win, c, &v));
+        if (v == want)
+            continue;
+        char ids[160] = "";
+        int len = 0, n = 0;
+        for (int i = p->ph[phi].op0; i < p->ph[phi].op1; i++) {
+            const op_t *o = &p->ops[i];
+            if (x->keep[i] && k_counted(o->kind) && o->target == x->me && o->cidx == c &&
+                o->epoch <= k && n++ < 8 && len < (int) sizeof ids - 16)
+                len += snprintf(ids + len, sizeof ids - len, " #%d", i);
+        }
+        report(x, "counter %d of rank %d %s: expected %lld (%lld before the phase + %d counted "
+               "access(es)%s%s%s), got %lld", c, x->me, when, want, pl->cbase[phi][x->me][c],
+               n, n ? ":" : "", ids, n > 8 ? " ..." : "", (long long) v);
+    }
+}
+
 /* wait for this phase's notification requests at this rank, then check what
  * a completed request promises */
 static void wait_requests(exec_t * x, int phi, MPI_Request * reqs, int n)
@@ -1596,21 +1766,39 @@ static void wait_requests(exec_t * x, int phi, MPI_Request * reqs, int n)
                    rq[i].ebytes, rq[i].cbytes ? "" : "(any)");
     }
     free(sts);
-    /* the contract: a notified put's data is visible to the target's loads
-     * once the request it matched has completed; no other synchronisation */
-    const wchk_t *c = pl->pchk[phi][x->me];
-    for (int i = 0; i < pl->npchk[phi][x->me]; i++) {
-        uint64_t got = ld(x->base + c[i].off, c[i].basic);
-        if (got != c[i].val)
-            report(x, "after its notification, #%d put_notify's data is not in the window: "
-                   "byte %u expected %llu, got %llu", c[i].op, c[i].off,
-                   (unsigned long long) c[i].val, (unsigned long long) got);
+    after_notification(x, phi, 0);
+    /* one origin's notifications arrive in issue order, counted or tagged:
+     * its counted accesses issued before its last tagged one have counted */
+    for (int c = 0; c < x->p->nctr; c++) {
+        MPI_Count v = -1;
+        if (pl->clb[phi][x->me][c] == pl->cbase[phi][x->me][c])
+            continue;
+        CALL(x, MPIX_Win_get_notify(x->win, c, &v));
+        if (v < pl->clb[phi][x->me][c])
+            report(x, "notify requests complete, but counter %d is %lld: the %lld counted "
+                   "access(es) issued before their origin's last notified one must have counted "
+                   "(expected >= %lld)", c, (long long) v,
+                   pl->clb[phi][x->me][c] - pl->cbase[phi][x->me][c], pl->clb[phi][x->me][c]);
     }
-    /* ... and a notified get has read its data: the target may overwrite it
-     * (the origin must still get the old value) */
-    const wchk_t *w = pl->scr[phi][x->me];
-    for (int i = 0; i < pl->nscr[phi][x->me]; i++)
-        st(x->base + w[i].off, w[i].basic, w[i].val);
+}
+
+/* wait for this phase's counted accesses at this rank: MPIX_Win_get_notify
+ * alone, until each counter they hit reaches the phase's total */
+static void wait_counters(exec_t * x, int phi)
+{
+    const plan_t *pl = x->pl;
+    const int me = x->me, last = x->p->ph[phi].nep - 1;
+    for (int c = 0; c < x->p->nctr; c++) {
+        if (!pl->cops[phi][me][c])
+            continue;
+        MPI_Count v = -1, want = pl->cexp[phi][last][me][c];
+        sig_ctr = c;
+        do
+            CALL(x, MPIX_Win_get_notify(x->win, c, &v));
+        while (v < want);
+        sig_ctr = -1;
+    }
+    after_notification(x, phi, 1);
 }
 
 static void spin_us(int us)
@@ -1654,6 +1842,15 @@ static void exec_phase(exec_t * x, int phi)
         start_requests(x, ph->start_all[me], reqs, n);
         started = 1;
     }
+    /* counter resets: the last phase's counted accesses are complete and
+     * checked, this phase's start after the barrier */
+    if (ph->reattach == 2)
+        CALL(x, MPIX_Win_free_notify(x->win));
+    if (ph->reattach)
+        CALL(x, MPIX_Win_create_notify(x->win, p->nctr));
+    for (int c = 0; c < p->nctr; c++)
+        if (ph->cset[me][c] >= 0)
+            CALL(x, MPIX_Win_set_notify(x->win, c, ph->cset[me][c]));
     MPI_Barrier(MPI_COMM_WORLD);
     if (jitter >= 0 && jitter / p->P == 0 && jitter % p->P == me)
         spin_us(JITTER_US);
@@ -1713,6 +1910,7 @@ static void exec_phase(exec_t * x, int phi)
                          * away until every rank has looked */
                         snprintf(when, sizeof when, "after the fence closing epoch %d", it->arg);
                         check_window(x, pl->snap[phi][it->arg], pl->snap_lw[phi][it->arg], when);
+                        check_counters(x, phi, it->arg, when);
                         MPI_Barrier(MPI_COMM_WORLD);
                     }
                     break;
@@ -1742,7 +1940,11 @@ static void exec_phase(exec_t * x, int phi)
             case I_NWAIT:
                 if (jitter >= 0 && jitter / p->P == 1 && jitter % p->P == me)
                     spin_us(JITTER_US);
+                if (ph->cfirst[me])
+                    wait_counters(x, phi);
                 wait_requests(x, phi, reqs, n);
+                if (!ph->cfirst[me])
+                    wait_counters(x, phi);
                 break;
             case I_DELAY:
                 spin_us(it->arg);
@@ -1761,6 +1963,7 @@ static void exec_phase(exec_t * x, int phi)
     CALL(x, MPI_Win_lock(MPI_LOCK_SHARED, me, 0, x->win));
     CALL(x, MPI_Win_sync(x->win));
     check_window(x, pl->snap[phi][ph->nep - 1], pl->snap_lw[phi][ph->nep - 1], "at the end of the phase");
+    check_counters(x, phi, ph->nep - 1, "at the end of the phase");
     CALL(x, MPI_Win_unlock(me, x->win));
     for (int i = 0; i < n; i++)
         CALL(x, MPI_Request_free(&reqs[i]));
@@ -1772,6 +1975,7 @@ static void exec_phase(exec_t * x, int phi)
 /* what the runs covered, for the summary line */
 typedef struct {
     long ops, notified, phases[4], req[4], pchk, scr;
+    long counted, cchecks, cwaits, clb, csets, creattach, cpchk, cscr;
 } stats_t;
 
 static void add_stats(stats_t * st, const prog_t * p, const uint8_t * keep, const plan_t * pl)
@@ -1779,17 +1983,34 @@ static void add_stats(stats_t * st, const prog_t * p, const uint8_t * keep, cons
     for (int i = 0; i < p->nops; i++)
         st->ops += keep[i];
     st->notified += pl->nnotify;
+    st->counted += pl->ncounted;
     for (int phi = 0; phi < p->nph; phi++) {
+        const phase_t *ph = &p->ph[phi];
         if (!pl->live[phi])
             continue;
-        st->phases[p->ph[phi].kind]++;
+        st->phases[ph->kind]++;
+        st->creattach += ph->reattach != 0;
+        st->cchecks += (long) p->P * p->nctr * ph->nep;
         for (int r = 0; r < p->P; r++) {
             for (int i = 0; i < pl->nreq[phi][r]; i++) {
                 const nreq_t *q = &pl->req[phi][r][i];
                 st->req[(q->src == MPI_ANY_SOURCE) * 2 + (q->tag == MPI_ANY_TAG)]++;
             }
-            st->pchk += pl->npchk[phi][r];
-            st->scr += pl->nscr[phi][r];
+            for (int i = 0; i < pl->npchk[phi][r]; i++)
+                if (k_counted(p->ops[pl->pchk[phi][r][i].op].kind))
+                    st->cpchk++;
+                else
+                    st->pchk++;
+            for (int i = 0; i < pl->nscr[phi][r]; i++)
+                if (k_counted(p->ops[pl->scr[phi][r][i].op].kind))
+                    st->cscr++;
+                else
+                    st->scr++;
+            for (int c = 0; c < p->nctr; c++) {
+                st->cwaits += pl->cops[phi][r][c] > 0;
+                st->clb += pl->clb[phi][r][c] > pl->cbase[phi][r][c];
+                st->csets += ph->cset[r][c] >= 0;
+            }
         }
     }
 }
@@ -1823,6 +2044,7 @@ static int run_program(const prog_t * p, const uint8_t * keep, int quiet, stats_
         CALL(&x, MPI_Win_create(mem, bytes, p->du, MPI_INFO_NULL, MPI_COMM_WORLD, &x.win));
     }
     MPI_Win_set_errhandler(x.win, MPI_ERRORS_RETURN);
+    CALL(&x, MPIX_Win_create_notify(x.win, p->nctr));
     MPI_Win_get_group(x.win, &x.wgroup);
     CALL(&x, MPI_Win_lock(MPI_LOCK_EXCLUSIVE, me, 0, x.win));
     memcpy(x.base, pl.init_win, bytes);
@@ -1848,7 +2070,9 @@ static int run_program(const prog_t * p, const uint8_t * keep, int quiet, stats_
         if (pl.live[phi])
             exec_phase(&x, phi);
 
-    CALL(&x, MPI_Win_free(&x.win));
+    if (p->cfree)
+        CALL(&x, MPIX_Win_free_notify(x.win));
+    CALL(&x, MPI_Win_free(&x.win));     /* else it frees the counters */
     MPI_Group_free(&x.wgroup);
     free(mem);
     for (int i = 0; i < p->nops; i++) {
@@ -1914,8 +2138,10 @@ static void op_str(const prog_t * p, const plan_t * pl, const op_t * o, char *bu
         k += snprintf(buf + k, len - k, ", result %s", rt);
     if (o->kind == K_CAS)
         k += snprintf(buf + k, len - k, ", compare %llu", (unsigned long long) o->cmp);
-    if (k_notified(o->kind) && pl)
+    if (k_tagged(o->kind) && pl)
         k += snprintf(buf + k, len - k, ", tag %d", pl->tag[o->id]);
+    if (k_counted(o->kind))
+        k += snprintf(buf + k, len - k, ", idx %d", o->cidx);
     snprintf(buf + k, len - k, "%s", vals);
 }
 
@@ -1927,6 +2153,30 @@ static void fmt_rank(int r, char *buf, size_t len, const char *any)
         snprintf(buf, len, "%d", r);
 }
 
+/* checks after notification of one dialect */
+static int count_chk(const prog_t * p, const wchk_t * w, int n, int counted)
+{
+    int k = 0;
+    for (int i = 0; i < n; i++)
+        k += k_counted(p->ops[w[i].op].kind) == counted;
+    return k;
+}
+
+/* "{3, 0, 1, 0}", or "(all 0)"; returns whether any is not 0 */
+static int ctr_str(const prog_t * p, const long long *v, char *buf, size_t len)
+{
+    int k = snprintf(buf, len, "{"), nz = 0;
+    for (int c = 0; c < p->nctr && k < (int) len; c++) {
+        k += snprintf(buf + k, len - k, "%s%lld", c ? ", " : "", v[c]);
+        nz |= v[c] != 0;
+    }
+    if (!nz)
+        snprintf(buf, len, "(all 0)");
+    else if (k < (int) len)
+        snprintf(buf + k, len - k, "}");
+    return nz;
+}
+
 static void print_program(FILE * f, const prog_t * p, const uint8_t * keep)
 {
     plan_t pl;
@@ -1936,9 +2186,11 @@ static void print_program(FILE * f, const prog_t * p, const uint8_t * keep)
     for (int i = 0; i < p->nops; i++)
         kept += keep[i];
     fprintf(f, "program: seed %llu index %ld, %d ranks, %d of %d accesses; window %s, %d bytes per "
-            "rank, disp_unit %d\n", (unsigned long long) p->seed, p->index, p->P, kept, p->nops,
+            "rank, disp_unit %d; MPIX_Win_create_notify(%d) after it, freed by %s\n",
+            (unsigned long long) p->seed, p->index, p->P, kept, p->nops,
             p->flavor == MPI_WIN_FLAVOR_ALLOCATE ? "MPI_Win_allocate" : "MPI_Win_create (malloc)",
-            p->nslots * 4, p->du);
+            p->nslots * 4, p->du, p->nctr,
+            p->cfree ? "MPIX_Win_free_notify, then MPI_Win_free" : "MPI_Win_free");
     for (int phi = 0; phi < p->nph; phi++) {
         const phase_t *ph = &p->ph[phi];
         if (!pl.live[phi])
@@ -1946,9 +2198,19 @@ static void print_program(FILE * f, const prog_t * p, const uint8_t * keep)
         fprintf(f, " phase %d: %s", phi, phname[ph->kind]);
         if (ph->kind == PH_FENCE)
             fprintf(f, ", %d epoch%s", ph->nep, ph->nep > 1 ? "s" : "");
-        fprintf(f, "  (barrier first; every rank checks its window at the end)\n");
+        fprintf(f, "  (barrier first; every rank checks its window and counters at the end)\n");
+        if (ph->reattach)
+            fprintf(f, "   all %sMPIX_Win_create_notify(%d) again before the barrier: counters "
+                    "replaced, all 0\n", ph->reattach == 2 ? "MPIX_Win_free_notify, then " : "",
+                    p->nctr);
+        for (int r = 0; r < p->P; r++)
+            for (int c = 0; c < p->nctr; c++)
+                if (ph->cset[r][c] >= 0)
+                    fprintf(f, "   r%d  MPIX_Win_set_notify(idx %d, %lld) before the barrier\n", r,
+                            c, ph->cset[r][c]);
         for (int r = 0; r < p->P; r++) {
             int n = pl.nreq[phi][r];
+            char cs[96];
             for (int k = 0; k < ph->nit[r]; k++) {
                 const item_t *it = &ph->it[r][k];
                 if (it->rid >= 0 && !keep[p->nops + it->rid])
@@ -1985,9 +2247,13 @@ static void print_program(FILE * f, const prog_t * p, const uint8_t * keep)
                         snprintf(buf, sizeof buf, "MPI_Win_unlock_all");
                         break;
                     case I_FENCE:
-                        snprintf(buf, sizeof buf, "MPI_Win_fence(%s)%s",
+                        cs[0] = 0;
+                        if (it->arg >= 0 && it->arg < ph->nep - 1)
+                            ctr_str(p, pl.cexp[phi][it->arg][r], cs, sizeof cs);
+                        snprintf(buf, sizeof buf, "MPI_Win_fence(%s)%s%s%s",
                                  it->arg < 0 ? "NOPRECEDE" : it->arg == ph->nep - 1 ? "NOSUCCEED" : "0",
-                                 it->arg >= 0 && it->arg < ph->nep - 1 ? "; check window; barrier" : "");
+                                 cs[0] ? "; check window and counters " : "", cs,
+                                 cs[0] ? "; barrier" : "");
                         break;
                     case I_POST:
                     case I_START:{
@@ -2020,12 +2286,34 @@ static void print_program(FILE * f, const prog_t * p, const uint8_t * keep)
                             static const char *how[] = { "MPI_Waitall", "MPI_Wait each",
                                 "MPI_Testall loop", "MPI_Test each"
                             };
-                            if (!n)
+                            char rq[320] = "", ct[320] = "";
+                            int kr = 0, kc = 0;
+                            if (n) {
+                                kr = snprintf(rq, sizeof rq, "wait for the notify requests (%s); "
+                                              "check statuses, %d element(s) of notified puts; "
+                                              "overwrite %d element(s) read by notified gets",
+                                              how[ph->wait_how[r]],
+                                              count_chk(p, pl.pchk[phi][r], pl.npchk[phi][r], 0),
+                                              count_chk(p, pl.scr[phi][r], pl.nscr[phi][r], 0));
+                                for (int c = 0; c < p->nctr; c++)
+                                    if (pl.clb[phi][r][c] > pl.cbase[phi][r][c] && kr < (int) sizeof rq)
+                                        kr += snprintf(rq + kr, sizeof rq - kr, "; counter %d >= %lld",
+                                                       c, pl.clb[phi][r][c]);
+                            }
+                            for (int c = 0; c < p->nctr; c++)
+                                if (pl.cops[phi][r][c] && kc < (int) sizeof ct)
+                                    kc += snprintf(ct + kc, sizeof ct - kc, "%s%d until %lld",
+                                                   kc ? ", " : "spin MPIX_Win_get_notify: counter ",
+                                                   c, pl.cexp[phi][ph->nep - 1][r][c]);
+                            if (kc && kc < (int) sizeof ct)
+                                snprintf(ct + kc, sizeof ct - kc, "; check %d element(s) of counted "
+                                         "puts; overwrite %d element(s) read by counted gets",
+                                         count_chk(p, pl.pchk[phi][r], pl.npchk[phi][r], 1),
+                                         count_chk(p, pl.scr[phi][r], pl.nscr[phi][r], 1));
+                            if (!kr && !kc)
                                 continue;
-                            snprintf(buf, sizeof buf, "wait for the notify requests (%s); check "
-                                     "statuses, %d element(s) of notified puts; overwrite %d "
-                                     "element(s) read by notified gets", how[ph->wait_how[r]],
-                                     pl.npchk[phi][r], pl.nscr[phi][r]);
+                            snprintf(buf, sizeof buf, "%s%s%s", ph->cfirst[r] ? ct : rq,
+                                     kr && kc ? "; then " : "", ph->cfirst[r] ? rq : ct);
                             break;
                         }
                 }
@@ -2042,6 +2330,11 @@ static void print_program(FILE * f, const prog_t * p, const uint8_t * keep)
                         q->esrc, q->csrc ? "" : "?", q->etag, q->ctag ? "" : "?", q->ebytes,
                         q->cbytes ? "" : "?");
             }
+            int counted = 0;
+            for (int c = 0; c < p->nctr; c++)
+                counted |= pl.cops[phi][r][c];
+            if (ctr_str(p, pl.cexp[phi][ph->nep - 1][r], cs, sizeof cs) || counted)
+                fprintf(f, "   r%d  counters at the end of the phase: %s\n", r, cs);
         }
     }
     fflush(f);
@@ -2342,13 +2635,17 @@ int main(int argc, char **argv)
     double el = MPI_Wtime() - t0;
     if (me == 0) {
         printf("rma_fuzz: seed %llu, programs %ld..%ld on %d ranks, %.1f s: %ld accesses (%ld "
-               "notified); phases: %ld fence, %ld lock, %ld lock_all, %ld pscw; notify requests: "
-               "%ld exact, %ld any-tag, %ld any-source, %ld any-any; checked after notification: "
-               "%ld put elements; overwritten after notification: %ld get elements\n",
+               "notified, %ld counted); phases: %ld fence, %ld lock, %ld lock_all, %ld pscw; "
+               "notify requests: %ld exact, %ld any-tag, %ld any-source, %ld any-any; checked "
+               "after notification: %ld put elements; overwritten after notification: %ld get "
+               "elements; counters: %ld values checked, %ld waits, %ld order bounds, %ld set, "
+               "%ld re-attached; checked after a counter: %ld put elements; overwritten after a "
+               "counter: %ld get elements\n",
                (unsigned long long) seed, start, start + n - 1, P, el, stats.ops, stats.notified,
-               stats.phases[PH_FENCE], stats.phases[PH_LOCK], stats.phases[PH_LOCKALL],
-               stats.phases[PH_PSCW], stats.req[0], stats.req[1], stats.req[2], stats.req[3],
-               stats.pchk, stats.scr);
+               stats.counted, stats.phases[PH_FENCE], stats.phases[PH_LOCK],
+               stats.phases[PH_LOCKALL], stats.phases[PH_PSCW], stats.req[0], stats.req[1],
+               stats.req[2], stats.req[3], stats.pchk, stats.scr, stats.cchecks, stats.cwaits,
+               stats.clb, stats.csets, stats.creattach, stats.cpchk, stats.cscr);
         printf("rma_fuzz: %d of %ld programs failed", nfail, n);
         for (int i = 0; i < nfail && i < 8; i++)
             printf("%s%ld", i ? ", " : " (programs ", failed[i]);
