@@ -130,8 +130,21 @@ typedef enum MPIR_Notify_why {
 /* window hooks: claim target for a path (collective calls of window creation) */
 int MPIR_Notify_path_set(struct MPIR_Win *win, int target, MPIR_Notify_path_t path,
                          MPIR_Notify_why_t why);
+/* The head of a window's notify state (win->notify; the rest is private to
+ * notify.c): what a producer reads on every access, so that the lookup below
+ * inlines into the put and get paths. */
+typedef struct MPIR_Notify_win_head {
+    uint8_t *path, *why;        /* [target] the path table, or NULL */
+} MPIR_Notify_win_head_t;
+
+static inline MPIR_Notify_path_t MPIR_Notify_path_of(const struct MPIR_Notify_win *nw, int target)
+{
+    const MPIR_Notify_win_head_t *h = (const MPIR_Notify_win_head_t *) nw;
+    return h && h->path ? (MPIR_Notify_path_t) h->path[target] : MPIR_NOTIFY_PATH_GENERIC;
+}
+
 /* producers: the path to target (GENERIC unless a hook claimed it) */
-MPIR_Notify_path_t MPIR_Notify_path(struct MPIR_Win *win, int target);
+#define MPIR_Notify_path(win, target) MPIR_Notify_path_of((win)->notify, target)
 MPIR_Notify_why_t MPIR_Notify_path_why(struct MPIR_Win *win, int target);
 const char *MPIR_Notify_why_text(MPIR_Notify_why_t why);
 /* number of targets of the window on path */

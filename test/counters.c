@@ -13,6 +13,7 @@
  *   - MPI_PROC_NULL does nothing; set/get; bad index, no counters and
  *     detached counters give MPIX_ERR_INVALID_NOTIFICATION.
  * Argument: N (default 2000). */
+#include <limits.h>
 #include "na_test.h"
 
 #define NCOUNTERS 4
@@ -113,7 +114,21 @@ int main(int argc, char **argv)
     rc = MPIX_Put_notify(&z, 1, MPI_INT64_T, 0, 0, 1, MPI_INT64_T, NCOUNTERS, win);
     MPI_Error_class(rc, &cls);
     CHECK(cls == MPIX_ERR_INVALID_NOTIFICATION, "put to index %d: class %d", NCOUNTERS, cls);
+    rc = MPIX_Put_notify(&z, 1, MPI_INT64_T, 0, 0, 1, MPI_INT64_T, -1, win);
+    MPI_Error_class(rc, &cls);
+    CHECK(cls == MPIX_ERR_INVALID_NOTIFICATION, "put to index -1: class %d", cls);
+    rc = MPIX_Get_notify(&z, 1, MPI_INT64_T, 0, 0, 1, MPI_INT64_T, INT_MAX, win);
+    MPI_Error_class(rc, &cls);
+    CHECK(cls == MPIX_ERR_INVALID_NOTIFICATION, "get from index INT_MAX: class %d", cls);
+    /* a tag of the matching dialect is a tag: one that looks like a counter
+     * notification is out of range, and counts nothing */
+    rc = MPI_Put_notify(&z, 1, MPI_INT64_T, 0, 0, 1, MPI_INT64_T, win, (1 << 30) | 3);
+    MPI_Error_class(rc, &cls);
+    CHECK(cls == MPI_ERR_TAG, "MPI_Put_notify tag 2^30+3: class %d", cls);
     MPI_OK(MPI_Win_unlock_all(win));
+    MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+    MPI_OK(MPIX_Win_get_notify(win, 3, &v));
+    CHECK(v == 42, "counter 3 after refused accesses: %lld", (long long) v);
     MPI_OK(MPIX_Win_free_notify(win));
     rc = MPIX_Win_get_notify(win, 0, &v);
     MPI_Error_class(rc, &cls);

@@ -61,6 +61,7 @@ typedef struct MPIR_Notify_bucket {
 } MPIR_Notify_bucket_t;
 
 struct MPIR_Notify_win {
+    MPIR_Notify_win_head_t head;        /* first: read inline (mpir_notify.h) */
     uint64_t start_counter;
     uint64_t arrival_counter;
     MPIR_Notify_bucket_t *buckets;
@@ -74,7 +75,6 @@ struct MPIR_Notify_win {
     int nranks;
     uint32_t *send_seq;         /* [target] next sequence number to stamp */
     uint32_t *recv_seq;         /* [origin] next sequence number to deliver */
-    uint8_t *path, *why;        /* [target] the path table (mpir_notify.h), or NULL */
     MPI_Count *counters;        /* [index] MPIX_Win_create_notify's counters */
     int ncounters;
     unsigned long counters_lost;        /* arrived for no attached counter */
@@ -120,34 +120,28 @@ int MPIR_Notify_path_set(MPIR_Win * win, int target, MPIR_Notify_path_t path,
     struct MPIR_Notify_win *nw;
     int mpi_errno = get_state(win, &nw);
     MPIR_ERR_CHECK(mpi_errno);
-    if (!nw->path) {
-        nw->path = MPL_malloc(2 * nw->nranks, MPL_MEM_RMA);
-        MPIR_ERR_CHKANDJUMP1(!nw->path, mpi_errno, MPI_ERR_NO_MEM, "**nomem", "**nomem %s",
+    if (!nw->head.path) {
+        nw->head.path = MPL_malloc(2 * nw->nranks, MPL_MEM_RMA);
+        MPIR_ERR_CHKANDJUMP1(!nw->head.path, mpi_errno, MPI_ERR_NO_MEM, "**nomem", "**nomem %s",
                              "notify path table");
-        nw->why = nw->path + nw->nranks;
+        nw->head.why = nw->head.path + nw->nranks;
         for (int r = 0; r < nw->nranks; r++) {
-            nw->path[r] = MPIR_NOTIFY_PATH_GENERIC;
-            nw->why[r] = r == win->comm_ptr->rank ? MPIR_NOTIFY_WHY_SELF :
+            nw->head.path[r] = MPIR_NOTIFY_PATH_GENERIC;
+            nw->head.why[r] = r == win->comm_ptr->rank ? MPIR_NOTIFY_WHY_SELF :
                 MPIR_NOTIFY_WHY_NO_FAST_PATH;
         }
     }
-    nw->path[target] = path;
-    nw->why[target] = why;
+    nw->head.path[target] = path;
+    nw->head.why[target] = why;
   fn_fail:
     return mpi_errno;
-}
-
-MPIR_Notify_path_t MPIR_Notify_path(MPIR_Win * win, int target)
-{
-    struct MPIR_Notify_win *nw = win->notify;
-    return nw && nw->path ? nw->path[target] : MPIR_NOTIFY_PATH_GENERIC;
 }
 
 MPIR_Notify_why_t MPIR_Notify_path_why(MPIR_Win * win, int target)
 {
     struct MPIR_Notify_win *nw = win->notify;
-    if (nw && nw->path)
-        return nw->why[target];
+    if (nw && nw->head.path)
+        return nw->head.why[target];
     return target == win->comm_ptr->rank ? MPIR_NOTIFY_WHY_SELF : MPIR_NOTIFY_WHY_NO_FAST_PATH;
 }
 
@@ -808,7 +802,7 @@ void MPIR_Notify_win_destroy(MPIR_Win * win)
     MPL_free(nw->send_seq);
     MPL_free(nw->pending);
     MPL_free(nw->by_src);
-    MPL_free(nw->path);
+    MPL_free(nw->head.path);
     MPL_free(nw->counters);
     MPL_free(nw);
     win->notify = NULL;

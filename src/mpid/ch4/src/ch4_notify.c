@@ -66,11 +66,9 @@ static int check_access(MPIR_Win * win, MPI_Aint src_count, MPI_Datatype src_typ
     int mpi_errno = MPI_SUCCESS;
     MPI_Aint src_bytes, dst_bytes;
 
-    if (tag >= 0 && (tag & MPIR_NOTIFY_COUNTER)) {
-        /* a counter (MPIX_Put_notify): the index of an attached counter */
-        mpi_errno = MPIR_Notify_counter_check(win, tag & ~MPIR_NOTIFY_COUNTER);
-        MPIR_ERR_CHECK(mpi_errno);
-    } else if (unlikely((unsigned) tag > MPIR_NOTIFY_TAG_MAX))
+    /* a tag, or MPIR_NOTIFY_COUNTER | the index of a counter (which
+     * MPIX_Put_notify and MPIX_Get_notify check against the window's) */
+    if (unlikely((unsigned) (tag & ~MPIR_NOTIFY_COUNTER) > MPIR_NOTIFY_TAG_MAX))
         MPIR_ERR_SETANDJUMP2(mpi_errno, MPI_ERR_TAG, "**notifytag", "**notifytag %d %d",
                              tag, MPIR_NOTIFY_TAG_MAX);
     if (unlikely((unsigned) target_rank >= (unsigned) win->comm_ptr->local_size))
