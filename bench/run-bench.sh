@@ -12,6 +12,7 @@
 #   BENCH_TRANSPORTS="shm generic tcp tcp-am tcp-cmpl netns netns-am"   (the default; --quick: shm)
 #   BENCH_ITERS=N (1000)  BENCH_MAX=BYTES (1048576)  BENCH_NP=N (2)
 #   CHOL_TILES=N (32)  CHOL_TILE=N (64)  BENCH_OUT=DIR (_bench/<date>)
+#   JACOBI_POINTS=N (200 per process)  JACOBI_ITERS=N (5000; 5 rounds of the three variants)
 set -euo pipefail
 TOP=${TOP:-$(cd "$(dirname "$0")/.." && pwd)}
 PREFIX=${PREFIX:-$TOP/_install}
@@ -29,6 +30,8 @@ for b in pingpong msgrate stencil tree overlap; do
     "$PREFIX/bin/mpicc" -O2 -o "$OUT/bin/$b" "$TOP/bench/$b.c" -lm
 done
 "$PREFIX/bin/mpicc" -O2 -o "$OUT/bin/cholesky" "$TOP/bench/cholesky.c" -llapack -lblas -lm
+# the counter example's solver, its three halo exchanges in one run (-mode all)
+"$PREFIX/bin/mpicc" -O2 -o "$OUT/bin/jacobi" "$TOP/examples/jacobi_notify.c"
 
 # run NAME TRANSPORT ENV... -- PROGRAM ARGS...: output to NAME-TRANSPORT.{txt,csv}
 run() {
@@ -81,6 +84,7 @@ for tr in "${transports[@]}"; do
     run overlap "$tr" "${env[@]}" -- -n 200
     run stencil "$tr" "${env[@]}" --
     run tree "$tr" "${env[@]}" --
+    run jacobi "$tr" "${env[@]}" -- -n "${JACOBI_POINTS:-200}" -iters "${JACOBI_ITERS:-5000}" -mode all -reps 5
     run cholesky "$tr" "${env[@]}" -- -nt "${CHOL_TILES:-32}" -b "${CHOL_TILE:-64}"
 done
 echo "benchmarks took $(( $(date +%s) - start )) s"

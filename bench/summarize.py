@@ -46,6 +46,21 @@ for tr in TRANSPORTS:
             ratio = f"({v / na:.2f}x)" if na and x["mode"] != "na" else ""
             parts.append(f"{x['mode']}={fmt_us(v_us)}{ratio}")
         lines.append(f"{name:14} {tr:8} " + "  ".join(parts))
+    jr = rows("jacobi", tr)
+    if jr:
+        # rounds interleave the variants: the median over rounds of each,
+        # and of each round's ratio to the counter variant
+        med = lambda v: sorted(v)[len(v) // 2]
+        by = {}
+        for x in jr:
+            by.setdefault(x["mode"], {})[x["round"]] = float(x["median_us"])
+        base = by.get("counter", {})
+        parts = []
+        for m, r in by.items():
+            ratio = "" if m == "counter" or not base else \
+                f"({med([v / base[k] for k, v in r.items() if k in base]):.2f}x)"
+            parts.append(f"{m}={fmt_us(med(list(r.values())))}{ratio}")
+        lines.append(f"jacobi/iter     {tr:8} " + "  ".join(parts))
 
 print("\n== summary: time per scheme, (ratio to notified access; >1 = notified access faster) ==")
 for l in lines:

@@ -13,15 +13,22 @@
  * checking convergence would.  At the end rank 0 gathers the solution and
  * compares it bit for bit with the same iterations done serially.
  *
- *   jacobi_notify [-n POINTS_PER_PROCESS] [-iters N] [-mode counter|notify|sendrecv]
- * Prints the time per iteration and "No Errors" if the solution matches.
+ *   jacobi_notify [-n POINTS_PER_PROCESS] [-iters N] [-mode counter|notify|sendrecv|all]
+ *                 [-reps R] [-csv FILE]
+ * Prints the time per iteration (median and mean at rank 0) and "No Errors"
+ * if every solution matches.  -mode all runs the three variants in turn, R
+ * rounds (default 1), so that `make bench` compares them in one run; -csv
+ * appends one line per variant and round.
  */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-enum { COUNTER, NOTIFY, SENDRECV };
+#define NMODES 3
+static const char *mode_name[NMODES] = { "counter", "notify", "sendrecv" };
+
+enum { COUNTER, NOTIFY, SENDRECV };     /* index of mode_name */
 
 static int rank, size, n;
 static double *u, *unew;        /* n + 2 points: u[0] and u[n + 1] are the halos */
@@ -104,30 +111,19 @@ static double *serial(int total, int iters)
     return a;
 }
 
-int main(int argc, char **argv)
+static int cmp_double(const void *a, const void *b)
 {
-    int iters = 1000, mode = COUNTER, errors = 0;
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    n = 1000;
-    for (int i = 1; i + 1 < argc; i += 2) {
-        if (!strcmp(argv[i], "-n"))
-            n = atoi(argv[i + 1]);
-        else if (!strcmp(argv[i], "-iters"))
-            iters = atoi(argv[i + 1]);
-        else if (!strcmp(argv[i], "-mode"))
-            mode = !strcmp(argv[i + 1], "notify") ? NOTIFY :
-                !strcmp(argv[i + 1], "sendrecv") ? SENDRECV : COUNTER;
-    }
-    if (n < 1 || iters < 1 || (argc - 1) % 2) {
-        if (rank == 0)
-            fprintf(stderr, "usage: jacobi_notify [-n POINTS] [-iters N] "
-                    "[-mode counter|notify|sendrecv]\n");
-        MPI_Finalize();
-        return 1;
-    }
+    double x = *(const double *) a, y = *(const double *) b;
+    return (x > y) - (x < y);
+}
 
+/* Solve with one halo exchange; at rank 0 the median and mean time per
+ * iteration.  Returns the number of points that differ from the serial
+ * solution (at rank 0; 0 elsewhere). */
+static int solve(int mode, int iters, double *median, double *mean, double *change)
+{
+    int errors = 0;
+    double *dt = malloc(iters * sizeof(double));
     u = calloc(n + 2, sizeof(double));
     unew = calloc(n + 2, sizeof(double));
     if (rank == 0)
@@ -135,6 +131,7 @@ int main(int argc, char **argv)
     MPI_Win_allocate(4 * sizeof(double), sizeof(double), MPI_INFO_NULL, MPI_COMM_WORLD, &halo,
                      &win);
     memset(halo, 0, 4 * sizeof(double));
+    want[0] = want[1] = 0;
     if (mode == COUNTER)
         MPIX_Win_create_notify(win, 2);
     for (int p = 0; mode == NOTIFY && p < 2 && neighbours() > 0; p++) {
@@ -144,8 +141,9 @@ int main(int argc, char **argv)
     MPI_Win_lock_all(0, win);
     MPI_Barrier(MPI_COMM_WORLD);
 
-    double t0 = MPI_Wtime(), change = 0;
+    double t0 = MPI_Wtime(), t = t0;
     MPI_Request sreq[2];        /* sendrecv: the sends of the last iteration */
+    *change = 0;
     for (int it = 0; it < iters; it++) {
         /* the halos of u (iteration it's input) come from iteration it - 1 */
         if (it > 0)
@@ -159,10 +157,15 @@ int main(int argc, char **argv)
         memcpy(&u[1], &unew[1], n * sizeof(double));
         send_halo(mode, it, sreq);
         if (it % 10 == 9)
-            MPI_Allreduce(&local, &change, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+            MPI_Allreduce(&local, change, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+        double now = MPI_Wtime();
+        dt[it] = now - t;
+        t = now;
     }
-    recv_halo(mode, iters - 1, sreq);     /* the last halos: every access completes */
-    double t = (MPI_Wtime() - t0) / iters;
+    recv_halo(mode, iters - 1, sreq);   /* the last halos: every access completes */
+    *mean = (MPI_Wtime() - t0) / iters;
+    qsort(dt, iters, sizeof(double), cmp_double);
+    *median = dt[iters / 2];
     MPI_Win_unlock_all(win);
 
     double *all = rank == 0 ? malloc((size_t) n * size * sizeof(double)) : NULL;
@@ -171,11 +174,8 @@ int main(int argc, char **argv)
         double *ref = serial(n * size, iters);
         for (int i = 0; i < n * size; i++)
             if (all[i] != ref[i + 1] && errors++ < 5)
-                fprintf(stderr, "point %d: %.17g, serial %.17g\n", i, all[i], ref[i + 1]);
-        printf("jacobi %s: %d processes x %d points, %d iterations, %.3f us/iteration, "
-               "last change %.3g\n", mode == COUNTER ? "counter" : mode == NOTIFY ? "notify" :
-               "sendrecv", size, n, iters, t * 1e6, change);
-        printf(errors ? "Found %d errors\n" : "No Errors\n", errors);
+                fprintf(stderr, "%s: point %d: %.17g, serial %.17g\n", mode_name[mode], i,
+                        all[i], ref[i + 1]);
         free(ref);
         free(all);
     }
@@ -187,6 +187,64 @@ int main(int argc, char **argv)
     MPI_Win_free(&win);
     free(u);
     free(unew);
+    free(dt);
+    return errors;
+}
+
+int main(int argc, char **argv)
+{
+    int iters = 1000, mode = COUNTER, reps = 1, errors = 0, bad = (argc - 1) % 2;
+    const char *csv = NULL;
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    n = 1000;
+    for (int i = 1; i + 1 < argc; i += 2) {
+        if (!strcmp(argv[i], "-n"))
+            n = atoi(argv[i + 1]);
+        else if (!strcmp(argv[i], "-iters"))
+            iters = atoi(argv[i + 1]);
+        else if (!strcmp(argv[i], "-reps"))
+            reps = atoi(argv[i + 1]);
+        else if (!strcmp(argv[i], "-csv"))
+            csv = argv[i + 1];
+        else if (!strcmp(argv[i], "-mode")) {
+            for (mode = 0; mode < NMODES && strcmp(argv[i + 1], mode_name[mode]); mode++);
+            bad |= mode == NMODES && strcmp(argv[i + 1], "all");
+        } else
+            bad = 1;
+    }
+    if (n < 1 || iters < 1 || reps < 1 || bad) {
+        if (rank == 0)
+            fprintf(stderr, "usage: jacobi_notify [-n POINTS] [-iters N] "
+                    "[-mode counter|notify|sendrecv|all] [-reps R] [-csv FILE]\n");
+        MPI_Finalize();
+        return 1;
+    }
+
+    FILE *out = rank == 0 && csv ? fopen(csv, "w") : NULL;
+    if (out)
+        fprintf(out, "mode,processes,points,iterations,round,median_us,mean_us,errors\n");
+    for (int r = 0; r < reps; r++) {
+        for (int m = 0; m < NMODES; m++) {
+            if (mode != NMODES && m != mode)
+                continue;
+            double median, mean, change;
+            int e = solve(m, iters, &median, &mean, &change);
+            errors += e;
+            if (rank == 0)
+                printf("jacobi %s: %d processes x %d points, %d iterations, %.3f us/iteration "
+                       "(median; mean %.3f), last change %.3g\n", mode_name[m], size, n, iters,
+                       median * 1e6, mean * 1e6, change);
+            if (out)
+                fprintf(out, "%s,%d,%d,%d,%d,%.4f,%.4f,%d\n", mode_name[m], size, n, iters, r,
+                        median * 1e6, mean * 1e6, e);
+        }
+    }
+    if (out)
+        fclose(out);
+    if (rank == 0)
+        printf(errors ? "Found %d errors\n" : "No Errors\n", errors);
     MPI_Finalize();
     return errors != 0;
 }
