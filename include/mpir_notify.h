@@ -160,6 +160,10 @@ int MPIR_Notify_cancel(struct MPIR_Request *req);
 void MPIR_Notify_request_free(struct MPIR_Request *req);
 int MPIR_Notify_completion_processing(struct MPIR_Request *req, MPI_Status * status);
 void MPIR_Notify_get_status(struct MPIR_Request *req, MPI_Status * status);
+/* Whether a notification (src, tag) is queued; if so its status: the one a
+ * request (src, tag) started now would take first (MPIX_Notify_iprobe,
+ * src/mpi/notify/notify_probe.c).  src is a rank or MPI_ANY_SOURCE. */
+bool MPIR_Notify_peek(struct MPIR_Win *win, int src, int tag, MPI_Status * status);
 
 /* --- counters (MPIX_Win_create_notify ...; src/mpi/notify/notify_counter.c) --- */
 /* MPI_SUCCESS if index names an attached counter of the window, else

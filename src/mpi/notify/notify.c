@@ -409,6 +409,39 @@ static void unx_insert(struct MPIR_Notify_win *nw, MPIR_Notify_entry_t * e)
     }
 }
 
+/* The first queued entry that a request (src, tag) takes, and in *k the
+ * list through which it takes the rest: exactly the entries it matches, so
+ * O(1) per match.  exact: the (src, tag) bucket if the caller holds it. */
+static MPIR_Notify_entry_t *queue_head(struct MPIR_Notify_win *nw, int src, int tag,
+                                       MPIR_Notify_bucket_t * exact, int *k)
+{
+    MPIR_Notify_bucket_t *b;
+    if (src != MPI_ANY_SOURCE && tag != MPI_ANY_TAG) {
+        b = exact ? exact : bucket_find(nw, src, tag);
+        *k = IDX_EXACT;
+    } else if (tag != MPI_ANY_TAG) {
+        b = bucket_find(nw, MPI_ANY_SOURCE, tag);
+        *k = IDX_TAG;
+    } else {
+        *k = src == MPI_ANY_SOURCE ? IDX_ALL : IDX_SRC;
+        return src == MPI_ANY_SOURCE ? nw->unx : nw->by_src[src];
+    }
+    return b ? b->unx : NULL;
+}
+
+bool MPIR_Notify_peek(MPIR_Win * win, int src, int tag, MPI_Status * status)
+{
+    int k;
+    MPIR_Notify_entry_t *e = win->notify ? queue_head(win->notify, src, tag, NULL, &k) : NULL;
+    if (e && status != MPI_STATUS_IGNORE) {
+        status->MPI_SOURCE = e->src;
+        status->MPI_TAG = e->tag;
+        MPIR_STATUS_SET_COUNT(*status, e->bytes);
+        MPIR_STATUS_SET_CANCEL_BIT(*status, FALSE);
+    }
+    return e != NULL;
+}
+
 /* ------------------------------------------------------------------ matching */
 
 static void release_taken(struct MPIR_Notify_win *nw, MPIR_Notify_req_t * r)
@@ -649,21 +682,9 @@ int MPIR_Notify_start(MPIR_Request * req)
     r->start_seq = ++nw->start_counter;
 
     /* queued notifications first, in arrival order (no posted request can
-     * match a queued entry, so they are all older than any competitor).
-     * One list holds exactly the entries r matches: O(1) per match. */
-    int k = IDX_ALL;
-    MPIR_Notify_entry_t *e = nw->unx;
-    if (r->bucket) {
-        k = IDX_EXACT;
-        e = r->bucket->unx;
-    } else if (r->src == MPI_ANY_SOURCE && r->tag != MPI_ANY_TAG) {
-        MPIR_Notify_bucket_t *tb = bucket_find(nw, MPI_ANY_SOURCE, r->tag);
-        k = IDX_TAG;
-        e = tb ? tb->unx : NULL;
-    } else if (r->src != MPI_ANY_SOURCE && r->tag == MPI_ANY_TAG) {
-        k = IDX_SRC;
-        e = nw->by_src[r->src];
-    }
+     * match a queued entry, so they are all older than any competitor) */
+    int k;
+    MPIR_Notify_entry_t *e = queue_head(nw, r->src, r->tag, r->bucket, &k);
     while (e && r->matched < r->expected) {
         /* the next entry keeps the list's buckets alive when e is dropped */
         MPIR_Notify_entry_t *next = e->idx[k].next;
