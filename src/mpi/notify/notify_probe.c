@@ -7,21 +7,25 @@
 
 #include "mpiimpl.h"
 
-/* also with error checking off: the rank indexes per-origin lists */
-static int check_source(MPIR_Win * win, int source)
+/* Made here, also with error checking off (the rank indexes per-origin
+ * lists), rather than in the bindings: MPI_PROC_NULL has returned before. */
+static int check_args(MPIR_Win * win, int source, int tag)
 {
     int mpi_errno = MPI_SUCCESS;
     if (source != MPI_ANY_SOURCE &&
         (unsigned) source >= (unsigned) win->comm_ptr->local_size)
         MPIR_ERR_SETANDJUMP2(mpi_errno, MPI_ERR_RANK, "**notifyrank", "**notifyrank %d %d",
                              source, win->comm_ptr->local_size);
+    if (tag != MPI_ANY_TAG && (unsigned) tag > MPIR_NOTIFY_TAG_MAX)
+        MPIR_ERR_SETANDJUMP2(mpi_errno, MPI_ERR_TAG, "**notifytag", "**notifytag %d %d",
+                             tag, MPIR_NOTIFY_TAG_MAX);
   fn_fail:
     return mpi_errno;
 }
 
 int MPIR_Notify_iprobe_impl(MPIR_Win * win, int source, int tag, int *flag, MPI_Status * status)
 {
-    int mpi_errno = check_source(win, source);
+    int mpi_errno = check_args(win, source, tag);
     MPIR_ERR_CHECK(mpi_errno);
     /* what the rings hold, then, if that matched nothing, a round of
      * progress (as MPI_Iprobe does), so that polling with this call alone
@@ -40,7 +44,7 @@ int MPIR_Notify_iprobe_impl(MPIR_Win * win, int source, int tag, int *flag, MPI_
 
 int MPIR_Notify_probe_impl(MPIR_Win * win, int source, int tag, MPI_Status * status)
 {
-    int mpi_errno = check_source(win, source);
+    int mpi_errno = check_args(win, source, tag);
     MPIR_ERR_CHECK(mpi_errno);
     mpi_errno = MPID_Notify_poll(win);
     MPIR_ERR_CHECK(mpi_errno);
