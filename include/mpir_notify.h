@@ -135,6 +135,12 @@ int MPIR_Notify_path_set(struct MPIR_Win *win, int target, MPIR_Notify_path_t pa
  * inlines into the put and get paths. */
 typedef struct MPIR_Notify_win_head {
     uint8_t *path, *why;        /* [target] the path table, or NULL */
+    struct MPIR_Notify_stats {  /* at this process, for MPI_T (notify_stats.c) */
+        unsigned long long arrived[MPIR_NOTIFY_PATH_REFUSED];   /* by the path that carried it */
+        unsigned long long counted;     /* counter updates */
+        unsigned long long from_queue;  /* taken from the unexpected queue by MPI_Start */
+        unsigned long long queued, queued_max;  /* unexpected queue length, its high-water mark */
+    } stats;
 } MPIR_Notify_win_head_t;
 
 static inline MPIR_Notify_path_t MPIR_Notify_path_of(const struct MPIR_Notify_win *nw, int target)
@@ -149,8 +155,14 @@ MPIR_Notify_why_t MPIR_Notify_path_why(struct MPIR_Win *win, int target);
 const char *MPIR_Notify_why_text(MPIR_Notify_why_t why);
 /* number of targets of the window on path */
 int MPIR_Notify_path_count(struct MPIR_Win *win, MPIR_Notify_path_t path);
-/* MPI_T performance variables, registered at MPI initialisation */
+/* MPI_T performance variables, registered at MPI initialisation (this
+ * registers those of notify_stats.c too) */
 void MPIR_Notify_path_pvars_init(void);
+void MPIR_Notify_stats_pvars_init(void);
+/* the window an MPI_T handle was allocated for; NULL for anything else */
+struct MPIR_Win *MPIR_Notify_pvar_win(void *obj_handle);
+/* MPIR_CVAR_NOTIFY_STATS: the window's statistics to stderr (at its free) */
+void MPIR_Notify_stats_report(struct MPIR_Win *win);
 
 /* --- called from bindings / ch4 --- */
 int MPIR_Notify_init_impl(struct MPIR_Win *win, int src, int tag, int expected_count,
@@ -182,13 +194,16 @@ int MPIR_Notify_win_free_check(struct MPIR_Win *win);
 /* Origin: next sequence number for a notified access to target (per window). */
 int MPIR_Notify_next_seq(struct MPIR_Win *win, int target, uint32_t * seq);
 void MPIR_Notify_unnumber(struct MPIR_Win *win, int target, uint32_t seq);
-/* Target: the access (src, tag, bytes, seq) is complete in target memory. */
-int MPIR_Notify_arrive(struct MPIR_Win *win, int src, int tag, MPI_Aint bytes, uint32_t seq);
+/* Target: the access (src, tag, bytes, seq), carried by path via, is
+ * complete in target memory. */
+int MPIR_Notify_arrive(struct MPIR_Win *win, MPIR_Notify_path_t via, int src, int tag,
+                       MPI_Aint bytes, uint32_t seq);
 /* Target: the generic path's access is complete (nothing if notify is NULL or
  * MPIR_NOTIFY_NONE). */
 int MPIR_Notify_done(struct MPIR_Win *win, int src, const MPIR_Notify_hdr_t * notify,
                      MPI_Aint bytes);
 /* Target: same, from a transport that delivers each origin's accesses in order. */
-int MPIR_Notify_arrive_in_order(struct MPIR_Win *win, int src, int tag, MPI_Aint bytes);
+int MPIR_Notify_arrive_in_order(struct MPIR_Win *win, MPIR_Notify_path_t via, int src, int tag,
+                                MPI_Aint bytes);
 
 #endif /* MPIR_NOTIFY_H_INCLUDED */

@@ -381,6 +381,7 @@ static MPIR_Notify_entry_t **list_of(struct MPIR_Notify_win *nw, MPIR_Notify_ent
 
 static void unx_unlink(struct MPIR_Notify_win *nw, MPIR_Notify_entry_t * e)
 {
+    nw->head.stats.queued--;
     for (int k = 0; k < NIDX; k++)
         DL_DELETE_NP(*list_of(nw, e, k), e, idx[k].next, idx[k].prev);
 }
@@ -390,6 +391,9 @@ static void unx_unlink(struct MPIR_Notify_win *nw, MPIR_Notify_entry_t * e)
  * head's prev).  Allocates nothing. */
 static void unx_insert(struct MPIR_Notify_win *nw, MPIR_Notify_entry_t * e)
 {
+    struct MPIR_Notify_stats *st = &nw->head.stats;
+    if (++st->queued > st->queued_max)
+        st->queued_max = st->queued;
     for (int k = 0; k < NIDX; k++) {
         MPIR_Notify_entry_t **l = list_of(nw, e, k);
         MPIR_Notify_entry_t *after = *l ? (*l)->idx[k].prev : NULL;
@@ -505,6 +509,7 @@ static int deliver(struct MPIR_Notify_win *nw, int src, int tag, MPI_Aint bytes,
     if (tag & MPIR_NOTIFY_COUNTER) {
         /* in issue order and after its data, like a tagged notification */
         int idx = tag & MPIR_NOTIFY_TAG_MAX;
+        nw->head.stats.counted++;
         if (idx < nw->ncounters)
             nw->counters[idx]++;
         else    /* counters detached while it was on the way */
@@ -549,11 +554,13 @@ void MPIR_Notify_unnumber(MPIR_Win * win, int target, uint32_t seq)
     nw->send_seq[target] = seq;
 }
 
-int MPIR_Notify_arrive(MPIR_Win * win, int src, int tag, MPI_Aint bytes, uint32_t seq)
+int MPIR_Notify_arrive(MPIR_Win * win, MPIR_Notify_path_t via, int src, int tag,
+                       MPI_Aint bytes, uint32_t seq)
 {
     struct MPIR_Notify_win *nw;
     int mpi_errno = get_state(win, &nw);
     MPIR_ERR_CHECK(mpi_errno);
+    nw->head.stats.arrived[via]++;
 
     if (seq != nw->recv_seq[src]) {
         /* ahead of an earlier access from the same origin: park it in its
@@ -594,17 +601,19 @@ int MPIR_Notify_done(MPIR_Win * win, int src, const MPIR_Notify_hdr_t * notify, 
 {
     if (!notify || notify->tag == MPIR_NOTIFY_NONE)
         return MPI_SUCCESS;
-    return MPIR_Notify_arrive(win, src, notify->tag, bytes, notify->seq);
+    return MPIR_Notify_arrive(win, MPIR_NOTIFY_PATH_GENERIC, src, notify->tag, bytes,
+                              notify->seq);
 }
 
 /* For transports that keep each origin's order themselves (libfabric with
  * ordered writes): the arrival is always the next one expected. */
-int MPIR_Notify_arrive_in_order(MPIR_Win * win, int src, int tag, MPI_Aint bytes)
+int MPIR_Notify_arrive_in_order(MPIR_Win * win, MPIR_Notify_path_t via, int src, int tag,
+                                MPI_Aint bytes)
 {
     struct MPIR_Notify_win *nw;
     int mpi_errno = get_state(win, &nw);
     if (mpi_errno == MPI_SUCCESS)
-        mpi_errno = MPIR_Notify_arrive(win, src, tag, bytes, nw->recv_seq[src]);
+        mpi_errno = MPIR_Notify_arrive(win, via, src, tag, bytes, nw->recv_seq[src]);
     return mpi_errno;
 }
 
@@ -689,6 +698,7 @@ int MPIR_Notify_start(MPIR_Request * req)
         /* the next entry keeps the list's buckets alive when e is dropped */
         MPIR_Notify_entry_t *next = e->idx[k].next;
         unx_unlink(nw, e);
+        nw->head.stats.from_queue++;
         mpi_errno = count_toward(nw, r, e->bucket, e->src, e->tag, e->bytes, e->order, e);
         MPIR_ERR_CHECK(mpi_errno);
         e = next;
@@ -808,6 +818,8 @@ void MPIR_Notify_win_destroy(MPIR_Win * win)
     if (!nw)
         return;
     MPIR_Assert(nw->nreqs == 0);
+    if (MPIR_CVAR_NOTIFY_STATS)
+        MPIR_Notify_stats_report(win);
     /* notifications nobody asked for die with the window */
     for (MPIR_Notify_entry_t * e = nw->unx, *next; e; e = next) {
         next = e->idx[IDX_ALL].next;

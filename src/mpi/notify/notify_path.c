@@ -42,7 +42,7 @@ int MPIR_Notify_path_count(MPIR_Win * win, MPIR_Notify_path_t path)
 /* ---------------------------------------------------------------- MPI_T */
 
 /* the window a handle was allocated for; NULL for anything but a window */
-static MPIR_Win *bound_win(void *obj_handle)
+MPIR_Win *MPIR_Notify_pvar_win(void *obj_handle)
 {
     MPIR_Win *win = NULL;
     if (obj_handle && HANDLE_GET_MPI_KIND(*(MPI_Win *) obj_handle) == MPIR_WIN &&
@@ -53,7 +53,7 @@ static MPIR_Win *bound_win(void *obj_handle)
 
 static void pvar_count(void *addr, void *obj_handle, int *count)
 {
-    MPIR_Win *win = bound_win(obj_handle);
+    MPIR_Win *win = MPIR_Notify_pvar_win(obj_handle);
     *count = win ? win->comm_ptr->local_size : 0;
 }
 
@@ -62,7 +62,7 @@ static int path_var, reason_var;
 
 static void pvar_value(void *addr, void *obj_handle, int count, void *buf)
 {
-    MPIR_Win *win = bound_win(obj_handle);
+    MPIR_Win *win = MPIR_Notify_pvar_win(obj_handle);
     int *out = buf;
     for (int r = 0; win && r < count && r < win->comm_ptr->local_size; r++)
         out[r] = addr == &path_var ? (int) MPIR_Notify_path(win, r) :
@@ -93,4 +93,5 @@ void MPIR_Notify_path_pvars_init(void)
                               pvar_value, pvar_count, "NOTIFY",
                               "Why notify_path is what it is, for each process of the window's "
                               "group");
+    MPIR_Notify_stats_pvars_init();
 }

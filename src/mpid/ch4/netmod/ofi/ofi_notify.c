@@ -98,7 +98,8 @@ int MPIDI_OFI_notify_cq_data(uint64_t data)
         goto fn_exit;
     }
     MPI_Aint bytes = (MPI_Aint) MPIDI_OFI_nw_bytes(data, &nw->len_in[src]);
-    mpi_errno = MPIR_Notify_arrive_in_order(win, src, MPIDI_OFI_nw_tag(data), bytes);
+    mpi_errno = MPIR_Notify_arrive_in_order(win, MPIR_NOTIFY_PATH_CQ_DATA, src,
+                                            MPIDI_OFI_nw_tag(data), bytes);
 
   fn_exit:
     return mpi_errno;

@@ -142,7 +142,7 @@ static int drain(struct MPIDI_POSIX_notify_rings *r)
         MPI_Aint bytes = (MPI_Aint) c->bytes;
         notify_ring_release(c, r->head, r->size);
         r->head++;
-        mpi_errno = MPIR_Notify_arrive(r->win, src, tag, bytes, nseq);
+        mpi_errno = MPIR_Notify_arrive(r->win, MPIR_NOTIFY_PATH_RING, src, tag, bytes, nseq);
         MPIR_ERR_CHECK(mpi_errno);
     }
   fn_fail:
