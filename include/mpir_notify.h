@@ -85,6 +85,34 @@ static inline MPIR_Notify_target_t MPIR_Notify_target(MPIR_Notify_hdr_t hdr, MPI
     return t;
 }
 
+/* The accumulate family of notified accesses (MPI_Accumulate_notify,
+ * MPI_Get_accumulate_notify, MPI_Fetch_and_op_notify,
+ * MPI_Compare_and_swap_notify and the counter dialect's), as ch4 hands it to
+ * a transport (mpi_accumulate_notify in ch4_api.txt): one description for
+ * every kind, so each transport has one entry point for all of them. */
+typedef enum MPIR_Notify_acc_kind {
+    MPIR_NOTIFY_ACC,            /* accumulate */
+    MPIR_NOTIFY_GET_ACC,        /* get-accumulate; fetch-and-op is one with count 1 */
+    MPIR_NOTIFY_CAS             /* compare-and-swap of one origin_datatype element */
+} MPIR_Notify_acc_kind_t;
+
+typedef struct MPIR_Notify_acc {
+    MPIR_Notify_acc_kind_t kind;
+    const void *origin_addr;
+    MPI_Aint origin_count;      /* counts: as the binding got them (ch4 checks they fit an int) */
+    MPI_Datatype origin_datatype;
+    void *result_addr;          /* GET_ACC, CAS */
+    MPI_Aint result_count;
+    MPI_Datatype result_datatype;
+    const void *compare_addr;   /* CAS */
+    int target_rank;
+    MPI_Aint target_disp;
+    MPI_Aint target_count;
+    MPI_Datatype target_datatype;
+    MPI_Op op;                  /* ACC, GET_ACC */
+    MPI_Aint bytes;             /* at the target (> 0): the byte count the status reports */
+} MPIR_Notify_acc_t;
+
 /* --- the path table ---
  * How a window's notified accesses reach each target, chosen once by the
  * transports' window hooks at window creation and kept for the window's
@@ -176,6 +204,10 @@ void MPIR_Notify_get_status(struct MPIR_Request *req, MPI_Status * status);
  * request (src, tag) started now would take first (MPIX_Notify_iprobe,
  * src/mpi/notify/notify_probe.c).  src is a rank or MPI_ANY_SOURCE. */
 bool MPIR_Notify_peek(struct MPIR_Win *win, int src, int tag, MPI_Status * status);
+/* MPIX_Notify_iprobe / MPIX_Notify_probe (notify_probe.c) */
+int MPIR_Notify_iprobe_impl(struct MPIR_Win *win, int source, int tag, int *flag,
+                            MPI_Status * status);
+int MPIR_Notify_probe_impl(struct MPIR_Win *win, int source, int tag, MPI_Status * status);
 
 /* --- counters (MPIX_Win_create_notify ...; src/mpi/notify/notify_counter.c) --- */
 /* MPI_SUCCESS if index names an attached counter of the window, else

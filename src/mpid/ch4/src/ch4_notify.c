@@ -148,6 +148,69 @@ int MPID_Get_notify(void *origin_addr, MPI_Aint origin_count, MPI_Datatype origi
     return mpi_errno;
 }
 
+/* The accumulate family.  Dispatched exactly as ch4_rma.h dispatches
+ * MPI_Accumulate (the shm module only for node-local targets of windows
+ * whose accumulates go through shared memory), so a notified accumulate
+ * takes the same mechanism, locks and atomics as a plain one to the same
+ * target, and MPI's atomicity and ordering rules hold between them. */
+int MPID_Accumulate_notify(const MPIR_Notify_acc_t * acc, MPIR_Win * win, int tag)
+{
+    int mpi_errno = MPI_SUCCESS;
+    MPIR_Notify_acc_t a = *acc;
+    MPI_Aint origin_bytes, result_bytes;
+
+    MPIR_FUNC_ENTER;
+    /* tag and rank as for a put; the op's data must fit the target */
+    if (a.kind == MPIR_NOTIFY_CAS) {
+        a.target_count = 1;
+        a.target_datatype = a.origin_datatype;
+    }
+    bool sends = a.kind != MPIR_NOTIFY_GET_ACC || a.op != MPI_NO_OP;
+    mpi_errno = check_access(win, sends ? a.origin_count : 0, a.origin_datatype,
+                             a.target_count, a.target_datatype, a.target_rank, tag,
+                             "accumulate origin");
+    MPIR_ERR_CHECK(mpi_errno);
+    MPIDI_Datatype_check_size(a.target_datatype, a.target_count, a.bytes);
+    origin_bytes = 0;
+    if (sends)
+        MPIDI_Datatype_check_size(a.origin_datatype, a.origin_count, origin_bytes);
+    if (a.kind == MPIR_NOTIFY_GET_ACC) {
+        /* the result buffer receives exactly the target's data (MPICH's
+         * active-message get-accumulate asserts that) */
+        mpi_errno = check_access(win, a.target_count, a.target_datatype, a.result_count,
+                                 a.result_datatype, a.target_rank, tag, "get-accumulate target");
+        MPIR_ERR_CHECK(mpi_errno);
+        MPIDI_Datatype_check_size(a.result_datatype, a.result_count, result_bytes);
+        if (result_bytes > a.bytes)
+            MPIR_ERR_SETANDJUMP2(mpi_errno, MPI_ERR_COUNT, "**notifyresult",
+                                 "**notifyresult %d %d", (int) MPL_MIN(result_bytes, INT_MAX),
+                                 (int) MPL_MIN(a.bytes, INT_MAX));
+    }
+
+    if (a.bytes == 0 || (sends && origin_bytes == 0)) {
+        /* nothing to apply (MPICH completes such an accumulate without a
+         * message): the notification alone, as a zero-byte put carries it */
+        mpi_errno = MPID_Put_notify(NULL, 0, MPI_BYTE, a.target_rank, a.target_disp, 0, MPI_BYTE,
+                                    win, tag);
+        goto fn_exit;
+    }
+
+    MPIDI_winattr_t winattr = MPIDI_WIN(win, winattr);
+    MPIDI_av_entry_t *av = MPIDIU_win_rank_to_av(win, a.target_rank, winattr);
+#ifndef MPIDI_CH4_DIRECT_NETMOD
+    if (MPIDI_av_is_local(av) && !(winattr & MPIDI_WINATTR_ACCU_NO_SHM))
+        mpi_errno = MPIDI_SHM_mpi_accumulate_notify(&a, win, winattr, tag);
+    else
+#endif
+        mpi_errno = MPIDI_NM_mpi_accumulate_notify(&a, win, av, winattr, tag);
+
+  fn_exit:
+    MPIR_FUNC_EXIT;
+    return mpi_errno;
+  fn_fail:
+    goto fn_exit;
+}
+
 /* Deliver what the window's transports have already completed at this
  * process without a full progress call (the shared-memory rings). */
 int MPID_Notify_poll(MPIR_Win * win)

@@ -1,6 +1,6 @@
 /*
- * Notified Access, the generic path at the target: the two points of
- * MPICH's active-message put and get where the access is complete there
+ * Notified Access, the generic path at the target: the points of MPICH's
+ * active-message put, get and accumulates where the access is complete there
  * (called from mpidig_rma_callbacks.c; the origin side is mpidig_notify.h).
  */
 
@@ -42,4 +42,10 @@ int MPIDIG_notify_get_read(MPIR_Request * rreq, MPI_Aint bytes)
                                  &nt->hdr, bytes);
   fn_fail:
     return mpi_errno;
+}
+
+int MPIDIG_notify_acc_done(MPIR_Request * rreq, MPI_Aint bytes)
+{
+    return MPIR_Notify_done(rreq->u.rma.win, MPIDIG_REQUEST(rreq, u.target.origin_rank),
+                            &MPIDIG_REQUEST(rreq, u.target.notify).hdr, bytes);
 }

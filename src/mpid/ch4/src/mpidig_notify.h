@@ -1,7 +1,7 @@
 /*
  * Notified Access, the generic path: MPICH's active-message RMA protocol
  * (mpidig_rma.h) with a notification (MPIR_Notify_hdr_t: tag and sequence
- * number) in the put/get header.  It works for every transport, window
+ * number) in the put, get, accumulate and compare-and-swap headers.  It works for every transport, window
  * flavour and datatype; each transport's MPIDI_NM_/MPIDI_SHM_ put_notify /
  * get_notify falls back to it for the (window, target) pairs its own path
  * does not serve.  Target side: mpidig_notify.c.
@@ -44,10 +44,61 @@ MPL_STATIC_INLINE_PREFIX int MPIDIG_notify_access(void *origin_addr, int origin_
     MPIDIG_notify_access((void *) (origin_addr), __VA_ARGS__, true)
 #define MPIDIG_mpi_get_notify(...) MPIDIG_notify_access(__VA_ARGS__, false)
 
+/* The accumulate family on the generic path: numbered like a put, then
+ * MPICH's active-message accumulate, get-accumulate or compare-and-swap
+ * with the notification in its header; the target delivers it once the
+ * op is applied (mpidig_rma_callbacks.c), under the same shm lock that
+ * orders it with every other accumulate of the window. */
+MPL_STATIC_INLINE_PREFIX int MPIDIG_notify_accumulate(const MPIR_Notify_acc_t * a,
+                                                      MPIR_Win * win, int tag)
+{
+    int mpi_errno, vci = MPIDI_WIN(win, am_vci);
+    MPIR_Notify_hdr_t notify = { tag, 0 };
+
+    MPID_THREAD_CS_ENTER(VCI, MPIDI_VCI(vci).lock);
+    mpi_errno = MPIR_Notify_next_seq(win, a->target_rank, &notify.seq);
+    if (mpi_errno == MPI_SUCCESS) {
+        switch (a->kind) {
+            case MPIR_NOTIFY_ACC:
+                mpi_errno = MPIDIG_do_accumulate_notify(a->origin_addr, a->origin_count,
+                                                        a->origin_datatype, a->target_rank,
+                                                        a->target_disp, a->target_count,
+                                                        a->target_datatype, a->op, win, vci,
+                                                        NULL, &notify);
+                break;
+            case MPIR_NOTIFY_GET_ACC:
+                mpi_errno = MPIDIG_do_get_accumulate_notify(a->origin_addr, a->origin_count,
+                                                            a->origin_datatype, a->result_addr,
+                                                            a->result_count,
+                                                            a->result_datatype, a->target_rank,
+                                                            a->target_disp, a->target_count,
+                                                            a->target_datatype, a->op, win, vci,
+                                                            NULL, &notify);
+                break;
+            case MPIR_NOTIFY_CAS:
+                /* takes the VCI lock itself: the default global granularity
+                 * makes that a no-op (doc/design.md, thread safety) */
+                mpi_errno = MPIDIG_mpi_compare_and_swap_notify(a->origin_addr, a->compare_addr,
+                                                               a->result_addr,
+                                                               a->origin_datatype,
+                                                               a->target_rank, a->target_disp,
+                                                               win, &notify);
+                break;
+        }
+        if (mpi_errno)
+            MPIR_Notify_unnumber(win, a->target_rank, notify.seq);
+    }
+    MPID_THREAD_CS_EXIT(VCI, MPIDI_VCI(vci).lock);
+    return mpi_errno;
+}
+
 /* Target (mpidig_rma_callbacks.c): a put's data is in place. */
 int MPIDIG_notify_put_done(MPIR_Request * rreq);
 /* Target: a get is about to send its data back; a notified get reads it
  * into a copy now and notifies at once. */
 int MPIDIG_notify_get_read(MPIR_Request * rreq, MPI_Aint bytes);
+/* Target: an accumulate, get-accumulate or compare-and-swap of bytes
+ * target bytes has been applied. */
+int MPIDIG_notify_acc_done(MPIR_Request * rreq, MPI_Aint bytes);
 
 #endif /* MPIDIG_NOTIFY_H_INCLUDED */

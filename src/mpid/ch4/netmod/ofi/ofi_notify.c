@@ -573,3 +573,87 @@ int MPIDI_OFI_notify_access(void *origin_addr, int origin_count, MPI_Datatype or
     goto fn_exit;
 }
 
+
+/* ------------------------------------------------------- accumulates */
+
+/* The accumulate family.  The op is MPICH's own, chosen as for the plain
+ * call (a native libfabric atomic where ofi_rma.h would use one, else
+ * MPICH's active-message accumulate), so plain and notified accumulates of
+ * a location stay atomic with each other.  On the remote-CQ-data path its
+ * notification is a separate word that follows the op's completion, queued
+ * like a get's: the request of an accumulate or get-accumulate completes
+ * when the op has been applied at the target (FI_DELIVERY_COMPLETE, or the
+ * active message's acknowledgement).  A compare-and-swap has no request
+ * form in MPICH, so the call waits for it to complete before queueing the
+ * word.  On the generic path, MPICH's active-message accumulate carries the
+ * notification itself, after this process's native atomics to the window
+ * have completed (as MPICH's own fallback from native to active-message
+ * accumulates does). */
+int MPIDI_OFI_notify_accumulate(const MPIR_Notify_acc_t * a, MPIR_Win * win, MPIDI_av_entry_t * av,
+                                MPIDI_winattr_t winattr, int tag)
+{
+    int mpi_errno = MPI_SUCCESS;
+    int vni = MPIDI_OFI_WIN(win).vni;
+    MPIDI_OFI_notify_win_t *nw;
+    uint64_t words[3];
+    int nwords;
+    MPIR_Request *req = NULL;
+
+    MPIR_FUNC_ENTER;
+    mpi_errno = path_state(win, a->target_rank, &nw);
+    MPIR_ERR_CHECK(mpi_errno);
+    if (!nw) {
+        if (MPIDI_OFI_ENABLE_ATOMICS) {
+            MPID_THREAD_CS_ENTER(VCI, MPIDI_VCI(vni).lock);
+            mpi_errno = MPIDI_OFI_win_do_progress(win, vni);
+            MPID_THREAD_CS_EXIT(VCI, MPIDI_VCI(vni).lock);
+            MPIR_ERR_CHECK(mpi_errno);
+        }
+        mpi_errno = MPIDIG_notify_accumulate(a, win, tag);
+        goto fn_exit;
+    }
+
+    MPIDIG_RMA_OP_CHECK_SYNC(a->target_rank, win);
+    switch (a->kind) {
+        case MPIR_NOTIFY_ACC:
+            mpi_errno = MPIDI_NM_mpi_raccumulate(a->origin_addr, a->origin_count,
+                                                 a->origin_datatype, a->target_rank,
+                                                 a->target_disp, a->target_count,
+                                                 a->target_datatype, a->op, win, av, winattr,
+                                                 &req);
+            break;
+        case MPIR_NOTIFY_GET_ACC:
+            mpi_errno = MPIDI_NM_mpi_rget_accumulate(a->origin_addr, a->origin_count,
+                                                     a->origin_datatype, a->result_addr,
+                                                     a->result_count, a->result_datatype,
+                                                     a->target_rank, a->target_disp,
+                                                     a->target_count, a->target_datatype, a->op,
+                                                     win, av, winattr, &req);
+            break;
+        case MPIR_NOTIFY_CAS:
+            mpi_errno = MPIDI_NM_mpi_compare_and_swap(a->origin_addr, a->compare_addr,
+                                                      a->result_addr, a->origin_datatype,
+                                                      a->target_rank, a->target_disp, win, av,
+                                                      winattr);
+            MPIR_ERR_CHECK(mpi_errno);
+            /* native: counted by the window's counter; else MPICH's
+             * active-message compare-and-swap, counted per target */
+            MPID_THREAD_CS_ENTER(VCI, MPIDI_VCI(vni).lock);
+            mpi_errno = MPIDI_OFI_win_do_progress(win, vni);
+            MPID_THREAD_CS_EXIT(VCI, MPIDI_VCI(vni).lock);
+            if (mpi_errno == MPI_SUCCESS)
+                mpi_errno = MPIDIG_wait_am_acc(win, a->target_rank);
+            break;
+    }
+    MPIR_ERR_CHECK(mpi_errno);
+    nwords = MPIDI_OFI_nw_encode(nw->slot, win->comm_ptr->rank, tag, (uint64_t) a->bytes, words);
+    mpi_errno = notify_after(win, a->target_rank, words, nwords, req);
+    MPIR_ERR_CHECK(mpi_errno);
+    mpi_errno = bound(win, nw);
+
+  fn_exit:
+    MPIR_FUNC_EXIT;
+    return mpi_errno;
+  fn_fail:
+    goto fn_exit;
+}

@@ -24,6 +24,11 @@ int MPIDI_OFI_notify_access(void *origin_addr, int origin_count, MPI_Datatype or
                             MPI_Datatype target_datatype, struct MPIR_Win *win, int tag,
                             bool is_put);
 
+/* origin: the accumulate family; MPICH's own accumulate (native atomic or
+ * active message, as for the plain call), its notification after it */
+int MPIDI_OFI_notify_accumulate(const MPIR_Notify_acc_t * acc, struct MPIR_Win *win,
+                                MPIDI_av_entry_t * av, MPIDI_winattr_t winattr, int tag);
+
 /* target: a completion with remote CQ data for a remote write */
 int MPIDI_OFI_notify_cq_data(uint64_t data);
 /* origin: send the notifications of accesses whose data has completed
@@ -65,6 +70,14 @@ MPL_STATIC_INLINE_PREFIX int MPIDI_NM_mpi_get_notify(void *origin_addr, int orig
 {
     return MPIDI_OFI_notify_access(origin_addr, origin_count, origin_datatype, target_rank,
                                    target_disp, target_count, target_datatype, win, tag, false);
+}
+
+MPL_STATIC_INLINE_PREFIX int MPIDI_NM_mpi_accumulate_notify(const MPIR_Notify_acc_t * acc,
+                                                            struct MPIR_Win *win,
+                                                            MPIDI_av_entry_t * addr,
+                                                            MPIDI_winattr_t winattr, int tag)
+{
+    return MPIDI_OFI_notify_accumulate(acc, win, addr, winattr, tag);
 }
 
 /* CQ entries are taken in by progress only (a poll here would cost every

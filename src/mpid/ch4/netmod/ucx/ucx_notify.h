@@ -1,6 +1,6 @@
 /*
  * Notified Access over ch4:ucx: the generic path for every target (a native
- * UCX protocol would replace these three functions).
+ * UCX protocol would replace these functions).
  */
 #ifndef UCX_NOTIFY_H_INCLUDED
 #define UCX_NOTIFY_H_INCLUDED
@@ -29,6 +29,15 @@ MPL_STATIC_INLINE_PREFIX int MPIDI_NM_mpi_get_notify(void *origin_addr, int orig
 {
     return MPIDIG_mpi_get_notify(origin_addr, origin_count, origin_datatype, target_rank,
                                  target_disp, target_count, target_datatype, win, tag);
+}
+
+/* as MPICH 4.0.2's ucx netmod does every accumulate: active messages */
+MPL_STATIC_INLINE_PREFIX int MPIDI_NM_mpi_accumulate_notify(const MPIR_Notify_acc_t * acc,
+                                                            MPIR_Win * win,
+                                                            MPIDI_av_entry_t * addr,
+                                                            MPIDI_winattr_t winattr, int tag)
+{
+    return MPIDIG_notify_accumulate(acc, win, tag);
 }
 
 /* active messages are handled by progress; nothing to take in early */

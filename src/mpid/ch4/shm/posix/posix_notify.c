@@ -230,6 +230,22 @@ static int fast_target(MPIR_Win * win, int target_rank, struct MPIDI_POSIX_notif
     return 1;
 }
 
+/* Number and publish a cell that carries no data of its own (the access
+ * is already complete in target memory). */
+static int publish(struct MPIDI_POSIX_notify_rings *r, int intra, MPIR_Win * win,
+                   int target_rank, int tag, MPI_Aint bytes)
+{
+    notify_cell_t *c;
+    uint32_t pos, nseq;
+    int mpi_errno = MPIR_Notify_next_seq(win, target_rank, &nseq);
+    MPIR_ERR_CHECK(mpi_errno);
+    mpi_errno = claim_cell(r, intra, win, tag, bytes, nseq, &c, &pos);
+    MPIR_ERR_CHECK(mpi_errno);
+    notify_ring_publish(c, pos);
+  fn_fail:
+    return mpi_errno;
+}
+
 /* A notified put or get on the ring path: the copy, then the numbered
  * cell.  The data moves now, before the cell is published: like MPI_Put's
  * and MPI_Get's, it must be in place when the origin's flush returns, not
@@ -243,8 +259,6 @@ static int ring_access(void *origin_addr, int origin_count, MPI_Datatype origin_
     struct MPIDI_POSIX_notify_rings *r;
     int intra, disp_unit;
     void *base;
-    notify_cell_t *c;
-    uint32_t pos, nseq;
     MPI_Aint bytes;
 
     if (!fast_target(win, target_rank, &r, &intra, &base, &disp_unit))
@@ -282,11 +296,7 @@ static int ring_access(void *origin_addr, int origin_count, MPI_Datatype origin_
     }
 
     /* numbered only once nothing can fail before the cell is published */
-    mpi_errno = MPIR_Notify_next_seq(win, target_rank, &nseq);
-    MPIR_ERR_CHECK(mpi_errno);
-    mpi_errno = claim_cell(r, intra, win, tag, bytes, nseq, &c, &pos);
-    MPIR_ERR_CHECK(mpi_errno);
-    notify_ring_publish(c, pos);
+    mpi_errno = publish(r, intra, win, target_rank, tag, bytes);
   fn_exit:
     return mpi_errno;
   fn_fail:
@@ -308,4 +318,47 @@ int MPIDI_POSIX_mpi_get_notify(void *origin_addr, int origin_count, MPI_Datatype
 {
     return ring_access(origin_addr, origin_count, origin_datatype, target_rank, target_disp,
                        target_count, target_datatype, win, tag, false);
+}
+
+/* The accumulate family on the ring path: MPICH's own shared-memory
+ * accumulate, get-accumulate or compare-and-swap (posix_rma.h), which
+ * applies the op now under the window's shm mutex, exactly as the plain
+ * call does; then the cell. */
+int MPIDI_POSIX_mpi_accumulate_notify(const MPIR_Notify_acc_t * a, MPIR_Win * win,
+                                      MPIDI_winattr_t winattr, int tag)
+{
+    int mpi_errno = MPI_SUCCESS;
+    struct MPIDI_POSIX_notify_rings *r;
+    int intra, disp_unit;
+    void *base;
+
+    if (!fast_target(win, a->target_rank, &r, &intra, &base, &disp_unit))
+        return MPIDIG_notify_accumulate(a, win, tag);
+
+    switch (a->kind) {
+        case MPIR_NOTIFY_ACC:
+            mpi_errno = MPIDI_POSIX_do_accumulate(a->origin_addr, a->origin_count,
+                                                  a->origin_datatype, a->target_rank,
+                                                  a->target_disp, a->target_count,
+                                                  a->target_datatype, a->op, win, winattr);
+            break;
+        case MPIR_NOTIFY_GET_ACC:
+            mpi_errno = MPIDI_POSIX_do_get_accumulate(a->origin_addr, a->origin_count,
+                                                      a->origin_datatype, a->result_addr,
+                                                      a->result_count, a->result_datatype,
+                                                      a->target_rank, a->target_disp,
+                                                      a->target_count, a->target_datatype,
+                                                      a->op, win, winattr);
+            break;
+        case MPIR_NOTIFY_CAS:
+            mpi_errno = MPIDI_POSIX_mpi_compare_and_swap(a->origin_addr, a->compare_addr,
+                                                         a->result_addr, a->origin_datatype,
+                                                         a->target_rank, a->target_disp, win,
+                                                         winattr);
+            break;
+    }
+    MPIR_ERR_CHECK(mpi_errno);
+    mpi_errno = publish(r, intra, win, a->target_rank, tag, a->bytes);
+  fn_fail:
+    return mpi_errno;
 }

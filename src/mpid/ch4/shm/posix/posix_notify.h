@@ -9,7 +9,9 @@
  *     release store (the data is in place by the origin's flush, as for
  *     MPI_Put);
  *   - get: reads target memory directly, then publishes the cell (the target
- *     learns its buffer is free).
+ *     learns its buffer is free);
+ *   - accumulates: applies the op as MPI_Accumulate does on such a window
+ *     (under the window's shm mutex, posix_rma.h), then publishes the cell.
  * The target drains its rings from MPIDI_POSIX_progress and hands every cell
  * to MPIR_Notify_arrive, like every other path.
  */
@@ -36,5 +38,10 @@ int MPIDI_POSIX_mpi_put_notify(const void *origin_addr, int origin_count,
 int MPIDI_POSIX_mpi_get_notify(void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
                                int target_rank, MPI_Aint target_disp, int target_count,
                                MPI_Datatype target_datatype, MPIR_Win * win, int tag);
+
+/* MPIDI_SHM_mpi_accumulate_notify: on the ring path, MPICH's shared-memory
+ * accumulate (applied now, under the window's shm mutex), then the cell */
+int MPIDI_POSIX_mpi_accumulate_notify(const MPIR_Notify_acc_t * acc, MPIR_Win * win,
+                                      MPIDI_winattr_t winattr, int tag);
 
 #endif /* POSIX_NOTIFY_H_INCLUDED */

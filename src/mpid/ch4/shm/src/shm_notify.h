@@ -44,6 +44,17 @@ MPL_STATIC_INLINE_PREFIX int MPIDI_SHM_mpi_get_notify(void *origin_addr, int ori
 #endif
 }
 
+MPL_STATIC_INLINE_PREFIX int MPIDI_SHM_mpi_accumulate_notify(const MPIR_Notify_acc_t * acc,
+                                                             MPIR_Win * win,
+                                                             MPIDI_winattr_t winattr, int tag)
+{
+#ifdef MPIDI_ENABLE_AM_ONLY
+    return MPIDIG_notify_accumulate(acc, win, tag);
+#else
+    return MPIDI_POSIX_mpi_accumulate_notify(acc, win, winattr, tag);
+#endif
+}
+
 /* deliver the ring cells already published to this process */
 MPL_STATIC_INLINE_PREFIX int MPIDI_SHM_notify_poll(MPIR_Win * win)
 {
