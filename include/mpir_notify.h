@@ -64,6 +64,10 @@ static inline int MPIR_Notify_request_is_active(const MPIR_Notify_req_t * nreq)
 typedef struct MPIR_Notify_hdr {
     int tag;
     uint32_t seq;
+    /* -1: the status reports the access's own byte count; >= 0: this one
+     * (a notification sent after an access the origin already applied,
+     * MPIDIG_notify_only) */
+    MPI_Aint bytes;
 } MPIR_Notify_hdr_t;
 
 /* ... and at the target until the access is complete there (MPIDIG_req_t) */
@@ -75,7 +79,7 @@ typedef struct MPIR_Notify_target {
 
 static inline MPIR_Notify_hdr_t MPIR_Notify_hdr_of(const MPIR_Notify_hdr_t * notify)
 {
-    MPIR_Notify_hdr_t none = { MPIR_NOTIFY_NONE, 0 };
+    MPIR_Notify_hdr_t none = { MPIR_NOTIFY_NONE, 0, -1 };
     return notify ? *notify : none;
 }
 
@@ -111,6 +115,7 @@ typedef struct MPIR_Notify_acc {
     MPI_Datatype target_datatype;
     MPI_Op op;                  /* ACC, GET_ACC */
     MPI_Aint bytes;             /* at the target (> 0): the byte count the status reports */
+    struct MPIR_Request **request;      /* MPI_Raccumulate_notify ...: the origin's request */
 } MPIR_Notify_acc_t;
 
 /* --- the path table ---
@@ -208,6 +213,9 @@ bool MPIR_Notify_peek(struct MPIR_Win *win, int src, int tag, MPI_Status * statu
 int MPIR_Notify_iprobe_impl(struct MPIR_Win *win, int source, int tag, int *flag,
                             MPI_Status * status);
 int MPIR_Notify_probe_impl(struct MPIR_Win *win, int source, int tag, MPI_Status * status);
+
+/* a completed request for a request-based notified call to MPI_PROC_NULL */
+int MPIR_Notify_null_request(MPI_Request * request);
 
 /* --- counters (MPIX_Win_create_notify ...; src/mpi/notify/notify_counter.c) --- */
 /* MPI_SUCCESS if index names an attached counter of the window, else

@@ -25,6 +25,12 @@
  *   G. a large strided accumulate (MPICH's pipelined active-message
  *      accumulate where there is no native one): every element is updated
  *      when its notification arrives;
+ *   H. accumulate ordering without a flush: every rank, to itself and to
+ *      the next rank, a notified fetch-and-op, a plain accumulate, a
+ *      notified accumulate and a plain fetch-and-op of one location in one
+ *      epoch; each fetch sees exactly the accumulates issued before it
+ *      (on shared memory the notified ones once went as active messages
+ *      and a plain one overtook them);
  *   F. refused calls (tag, result buffer size, counter index, op) return
  *      their error class and leave no gap; a target MPI_PROC_NULL does
  *      nothing; ordinary put / get after notified accumulates.
@@ -37,12 +43,13 @@
 enum {
     S_SUM = 0, S_SHARED = 1, S_CAS = 2, S_MIX = 3,      /* S_MIX .. S_MIX+7 */
     S_OWN = 16,                 /* S_OWN + origin */
-    S_CNT0 = 40, S_CNT1 = 41, S_LAST = 48, S_BIG = 64,
+    S_CNT0 = 40, S_CNT1 = 41, S_LAST = 48, S_ORD = 56,  /* S_ORD + origin */
+    S_BIG = 64,
     BIG = 16384,                /* doubles, every other one of 2 * BIG */
     NSLOTS = S_BIG + 2 * BIG
 };
 enum { T_SUM = 10, T_SUM_LAST = 11, T_REPL = 20, T_CAS = 30, T_MIX = 40, T_LAST = 50,
-    T_BIG = 60
+    T_BIG = 60, T_ORD = 70
 };
 
 static int rank, size, norigins;
@@ -356,6 +363,40 @@ static void phase_big(int rounds)
     MPI_Barrier(MPI_COMM_WORLD);
 }
 
+/* H: notified and plain accumulates of one origin and location, no flush
+ * between them, are applied in issue order */
+static void phase_order(int iters)
+{
+    int targets[2] = { rank, (rank + 1) % size };
+    MPI_Request req;
+    /* two per iteration from myself and two from the previous rank */
+    MPI_OK(MPI_Notify_init(win, MPI_ANY_SOURCE, T_ORD, 4 * iters, &req));
+    MPI_OK(MPI_Start(&req));
+    MPI_Barrier(MPI_COMM_WORLD);
+    for (int i = 0; i < iters; i++) {
+        for (int k = 0; k < 2; k++) {
+            int t = targets[k];
+            int64_t one = 1, hundred = 100, a = -1, b = -1, want = 101 * (int64_t) i;
+            MPI_OK(MPI_Win_lock(MPI_LOCK_SHARED, t, 0, win));
+            MPI_OK(MPI_Fetch_and_op_notify(&one, &a, MPI_INT64_T, t, S_ORD + rank, MPI_NO_OP, win,
+                                           T_ORD));
+            MPI_OK(MPI_Accumulate(&hundred, 1, MPI_INT64_T, t, S_ORD + rank, 1, MPI_INT64_T,
+                                  MPI_SUM, win));
+            MPI_OK(MPI_Accumulate_notify(&one, 1, MPI_INT64_T, t, S_ORD + rank, 1, MPI_INT64_T,
+                                         MPI_SUM, win, T_ORD));
+            MPI_OK(MPI_Fetch_and_op(&one, &b, MPI_INT64_T, t, S_ORD + rank, MPI_NO_OP, win));
+            MPI_OK(MPI_Win_unlock(t, win));
+            CHECK(a == want && b == want + 101,
+                  "H: to %s, iteration %d: fetched %lld before and %lld after, expected %lld "
+                  "and %lld", t == rank ? "itself" : "the next rank", i, (long long) a,
+                  (long long) b, (long long) want, (long long) want + 101);
+        }
+    }
+    MPI_OK(MPI_Wait(&req, MPI_STATUS_IGNORE));
+    MPI_OK(MPI_Request_free(&req));
+    MPI_Barrier(MPI_COMM_WORLD);
+}
+
 /* F: refusals leave nothing behind; ordinary RMA after notified accumulates */
 static void phase_errors(void)
 {
@@ -436,6 +477,7 @@ int main(int argc, char **argv)
     phase_mix(k / 10 + 2);
     phase_counters(k / 4 + 1);
     phase_big(k / 40 + 2);
+    phase_order(k / 8 + 2);
     phase_errors();
 
     MPI_OK(MPI_Win_free(&win));

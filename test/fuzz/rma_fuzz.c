@@ -18,9 +18,12 @@
  *
  * Every rank derives the same random program from (seed, program index):
  * a few phases of MPI_Put / MPI_Get / MPI_Accumulate / MPI_Get_accumulate /
- * MPI_Fetch_and_op / MPI_Compare_and_swap / MPI_Put_notify / MPI_Get_notify /
- * MPIX_Put_notify / MPIX_Get_notify (the counter dialect: the window gets
- * counters with MPIX_Win_create_notify) on one window, each phase
+ * MPI_Fetch_and_op / MPI_Compare_and_swap, each also notified: tagged
+ * (MPI_Put_notify, MPI_Get_notify, MPI_Accumulate_notify,
+ * MPI_Get_accumulate_notify, MPI_Fetch_and_op_notify,
+ * MPI_Compare_and_swap_notify) or counted (MPIX_Put_notify, MPIX_Get_notify,
+ * MPIX_Accumulate_notify, MPIX_Get_accumulate_notify: the window gets
+ * counters with MPIX_Win_create_notify), on one window, each phase
  * synchronised by fences, per-target lock/unlock, lock_all/unlock_all with
  * flushes, or post/start/complete/wait.  Programs are correct MPI by
  * construction (section 3), so their outcome is determined: a sequential
@@ -183,17 +186,28 @@ static void td_contig(tdesc_t * t, int n)
     t->count = n;
 }
 
-/* K_PUTN / K_GETN: MPI_Put_notify / MPI_Get_notify (a tag, matched by an
- * MPI_Notify_init request); K_PUTC / K_GETC: MPIX_Put_notify /
- * MPIX_Get_notify (a counter index: the target's counter grows by one) */
-enum { K_PUT, K_GET, K_ACC, K_GACC, K_FOP, K_CAS, K_PUTN, K_GETN, K_PUTC, K_GETC, NKINDS };
-static const char *kname[NKINDS] = { "put", "get", "accumulate", "get_accumulate",
-    "fetch_and_op", "compare_and_swap", "put_notify", "get_notify", "put_counter", "get_counter"
+/* An access is a kind and a notification: NT_NONE (the plain MPI call),
+ * NT_TAG (MPI_Put_notify, ..., MPI_Compare_and_swap_notify: a tag, matched by
+ * an MPI_Notify_init request) or NT_CTR (MPIX_Put_notify, MPIX_Get_notify,
+ * MPIX_Accumulate_notify, MPIX_Get_accumulate_notify: a counter index, the
+ * target's counter grows by one).  The notification changes nothing else. */
+enum { K_PUT, K_GET, K_ACC, K_GACC, K_FOP, K_CAS, NKINDS };
+enum { NT_NONE, NT_TAG, NT_CTR, NNT };
+static const char *kname[NKINDS][NNT] = {
+    {"put", "put_notify", "put_counter"},
+    {"get", "get_notify", "get_counter"},
+    {"accumulate", "accumulate_notify", "accumulate_counter"},
+    {"get_accumulate", "get_accumulate_notify", "get_accumulate_counter"},
+    {"fetch_and_op", "fetch_and_op_notify", NULL},      /* no MPIX_ dialect */
+    {"compare_and_swap", "compare_and_swap_notify", NULL}
 };
 
 /* notified accesses are the point: they get the largest share (both
- * dialects together about half; the others keep roughly their old shares) */
-static const int kweight[NKINDS] = { 12, 12, 12, 9, 8, 6, 22, 14, 14, 9 };
+ * dialects together about 60%: puts and gets about 43%, accumulates 20%);
+ * plain puts and gets about 17%, plain accumulates 20% */
+static const int kweight[NKINDS][NNT] = {
+    {12, 22, 14}, {12, 14, 9}, {9, 6, 5}, {7, 5, 4}, {6, 4, 0}, {5, 4, 0}
+};
 
 #define MAXCTR 4        /* counters per window (MPIX_Win_create_notify) */
 
@@ -205,33 +219,15 @@ static MPI_Op mpiop(int op)
     return op == OP_SUM ? MPI_SUM : op == OP_REPLACE ? MPI_REPLACE : MPI_NO_OP;
 }
 
-/* tagged notification (matched by requests) */
-static int k_tagged(int k)
-{
-    return k == K_PUTN || k == K_GETN;
-}
-
-/* counted notification (adds one to a counter) */
-static int k_counted(int k)
-{
-    return k == K_PUTC || k == K_GETC;
-}
-
-/* either dialect: the same access, another notification */
-static int k_notified(int k)
-{
-    return k_tagged(k) || k_counted(k);
-}
-
-/* MPI_Put-like / MPI_Get-like */
+/* MPI_Put-like / MPI_Get-like (notified or not) */
 static int k_putlike(int k)
 {
-    return k == K_PUT || k == K_PUTN || k == K_PUTC;
+    return k == K_PUT;
 }
 
 static int k_getlike(int k)
 {
-    return k == K_GET || k == K_GETN || k == K_GETC;
+    return k == K_GET;
 }
 
 static int k_acc(int k)
@@ -258,8 +254,27 @@ typedef struct {
     uint64_t dseed;             /* the origin data */
     uint64_t cmp;               /* compare_and_swap */
     uint32_t nr;                /* random bits for the notification plan */
-    int cidx;                   /* put_counter / get_counter: the target's counter */
+    int nt;                     /* NT_*: how it notifies */
+    int cidx;                   /* NT_CTR: the target's counter */
 } op_t;
+
+/* tagged notification (matched by requests) */
+static int is_tagged(const op_t * o)
+{
+    return o->nt == NT_TAG;
+}
+
+/* counted notification (adds one to a counter) */
+static int is_counted(const op_t * o)
+{
+    return o->nt == NT_CTR;
+}
+
+/* the name of the call, as listed: "put_counter", "fetch_and_op_notify" */
+static const char *oname(const op_t * o)
+{
+    return kname[o->kind][o->nt];
+}
 
 /* One entry of a rank's stream in a phase. */
 enum { I_OP, I_FLUSH, I_FLUSH_LOCAL, I_FLUSH_ALL, I_FLUSH_LOCAL_ALL, I_LOCK, I_UNLOCK,
@@ -372,10 +387,12 @@ static void prog_free(prog_t * p)
  * The generator only emits accesses these rules allow (inserting flushes in
  * passive-target phases), and the shrinker re-checks them before removing a
  * flush.  Notified accesses of either dialect (put_notify / put_counter,
- * get_notify / get_counter) are puts and gets here: the notification changes
- * nothing in the rules.  Counters need no rule: increments commute, and they
- * are only read (exactly) once the phase's counted accesses are complete, or
- * waited for until they reach the phase's total.
+ * get_notify / get_counter, accumulate_notify / accumulate_counter, ...) are
+ * puts, gets and accumulates here: the notification changes nothing in the
+ * rules (a notified and a plain accumulate are ordered and atomic as two
+ * plain ones, doc/notified-access.md).  Counters need no rule: increments
+ * commute, and they are only read (exactly) once the phase's counted
+ * accesses are complete, or waited for until they reach the phase's total.
  */
 enum { XM_NONE, XM_READ, XM_SUMI, XM_SUML, XM_OTHER };
 
@@ -396,8 +413,6 @@ static int xclass(const op_t * o)
 {
     switch (o->kind) {
         case K_GET:
-        case K_GETN:
-        case K_GETC:
             return XM_READ;
         case K_ACC:
             return o->op == OP_SUM ? (o->basic == B_INT ? XM_SUMI : XM_SUML) : XM_OTHER;
@@ -563,23 +578,31 @@ static void gen_tdesc(rng_t * r, tdesc_t * t, int n, int maxspan)
         *t = c;
 }
 
-static int pick_kind(rng_t * r)
+/* a kind and its notification (*nt) */
+static int pick_kind(rng_t * r, int *nt)
 {
-    int tot = 0, k;
+    int tot = 0, k, j;
     for (k = 0; k < NKINDS; k++)
-        tot += kweight[k];
+        for (j = 0; j < NNT; j++)
+            tot += kweight[k][j];
     int x = rbelow(r, tot);
-    for (k = 0; x >= kweight[k]; k++)
-        x -= kweight[k];
-    return k;
+    for (k = 0; k < NKINDS; k++)
+        for (j = 0; j < NNT; j++) {
+            if (x < kweight[k][j]) {
+                *nt = j;
+                return k;
+            }
+            x -= kweight[k][j];
+        }
+    abort();
 }
 
-static int pick_n(rng_t * r, int kind, int basic, int maxn)
+static int pick_n(rng_t * r, int kind, int nt, int basic, int maxn)
 {
     int x = rbelow(r, 100), n;
-    if (k_notified(kind) && x < 5)
+    if (nt != NT_NONE && x < 5)
         return 0;               /* carries only the notification */
-    if ((kind == K_PUTN || kind == K_PUTC) && x < 60)
+    if (kind == K_PUT && nt != NT_NONE && x < 60)
         n = 1 + rbelow(r, 32 / bsz[basic]);     /* small enough to travel inline in a ring cell */
     else if (x < 50)
         n = 1 + rbelow(r, 4);
@@ -641,7 +664,7 @@ static int gen_op(gen_t * g, phase_t * ph, int o, int t, int mode, int locktype)
         c.epoch = g->epoch;
         c.origin = o;
         c.target = t;
-        c.kind = pick_kind(&g->r);
+        c.kind = pick_kind(&g->r, &c.nt);
         c.basic = rpct(&g->r, 30) ? B_LONG : B_INT;
         int x = rbelow(&g->r, 5);
         switch (c.kind) {
@@ -660,7 +683,7 @@ static int gen_op(gen_t * g, phase_t * ph, int o, int t, int mode, int locktype)
         }
         int single = c.kind == K_FOP || c.kind == K_CAS;
         const op_t *q = revisit_candidate(g, o, t);
-        if (q && rpct(&g->r, q->kind == K_PUTN || q->kind == K_PUTC ? 70 : 40)) {
+        if (q && rpct(&g->r, q->nt != NT_NONE && !k_getlike(q->kind) ? 70 : 40)) {
             c.basic = q->basic;
             if (single) {
                 int off[2 * MAXN + 64];
@@ -678,7 +701,7 @@ static int gen_op(gen_t * g, phase_t * ph, int o, int t, int mode, int locktype)
             int s = bsz[c.basic], maxn = winb / s;
             if (maxn > MAXN * 4 / s)
                 maxn = MAXN * 4 / s;
-            c.n = single ? 1 : pick_n(&g->r, c.kind, c.basic, maxn);
+            c.n = single ? 1 : pick_n(&g->r, c.kind, c.nt, c.basic, maxn);
             gen_tdesc(&g->r, &c.tt, c.n, winb / s);
             int span = td_span(&c.tt) * s;
             int al = s > p->du ? s : p->du;     /* aligned for the basic type */
@@ -695,7 +718,7 @@ static int gen_op(gen_t * g, phase_t * ph, int o, int t, int mode, int locktype)
         }
         c.dseed = rnext(&g->r);
         c.nr = (uint32_t) rnext(&g->r);
-        if (k_counted(c.kind))
+        if (is_counted(&c))
             c.cidx = rbelow(&g->r, p->nctr);
         if (td_n(&c.tt) != c.n || td_n(&c.ot) != c.n || (c.kind == K_GACC && td_n(&c.rt) != c.n)) {
             fprintf(stderr, "rma_fuzz: generator bug: type signatures do not match\n");
@@ -993,13 +1016,9 @@ static void model_apply(const prog_t * p, const op_t * o, unsigned char *tw,
         uint64_t old = ld(w, b), v = op_value(o, i);
         switch (o->kind) {
             case K_PUT:
-            case K_PUTN:
-            case K_PUTC:
                 st(w, b, v);
                 break;
             case K_GET:
-            case K_GETN:
-            case K_GETC:
                 if (arena)
                     st(arena + obuf + (size_t) ooff[i] * s, b, old);
                 break;
@@ -1119,7 +1138,7 @@ static void plan_notify(const prog_t * p, const uint8_t * keep, plan_t * pl, int
     for (int t = 0; t < p->P; t++) {
         int nl = 0;
         for (int i = ph->op0; i < ph->op1; i++)
-            if (keep[i] && k_tagged(p->ops[i].kind) && p->ops[i].target == t)
+            if (keep[i] && is_tagged(&p->ops[i]) && p->ops[i].target == t)
                 L[nl++] = i;
         /* by origin, then issue order (ids follow each origin's stream) */
         for (int a = 1; a < nl; a++)
@@ -1221,6 +1240,25 @@ static void plan_free(plan_t * pl)
     memset(pl, 0, sizeof *pl);
 }
 
+/* Another origin's sum to this slot in o's interval (the only access another
+ * origin may make concurrently with a sum, section 3): the slot's value when
+ * o is notified is not known. */
+static int concurrent_sum(const prog_t * p, const uint8_t * keep, const op_t * o, int slot)
+{
+    const phase_t *ph = &p->ph[o->phase];
+    for (int i = ph->op0; i < ph->op1; i++) {
+        const op_t *q = &p->ops[i];
+        if (!keep[i] || q->origin == o->origin || q->target != o->target ||
+            q->epoch != o->epoch || xclass(q) != xclass(o))
+            continue;
+        int slots[2 * MAXN], ns = op_slots(p, q, slots);
+        for (int j = 0; j < ns; j++)
+            if (slots[j] == slot)
+                return 1;
+    }
+    return 0;
+}
+
 /* The sequential model: ops in id order (= epoch, origin, issue order),
  * which the conflict rules make equivalent to any real interleaving. */
 static void plan_build(const prog_t * p, const uint8_t * keep, int me, plan_t * pl)
@@ -1274,7 +1312,7 @@ static void plan_build(const prog_t * p, const uint8_t * keep, int me, plan_t * 
                     continue;
                 model_apply(p, o, win[o->target], o->origin == me ? pl->exp_arena : NULL,
                             pl->obuf[i], pl->rbuf[i]);
-                if (k_counted(o->kind)) {
+                if (is_counted(o)) {
                     ctr[o->target][o->cidx]++;
                     pl->cops[phi][o->target][o->cidx]++;
                     pl->ncounted++;
@@ -1313,43 +1351,46 @@ static void plan_build(const prog_t * p, const uint8_t * keep, int me, plan_t * 
             for (int o = 0; o < P; o++)
                 last[o] = -1;
             for (int i = ph->op0; i < ph->op1; i++)
-                if (keep[i] && k_tagged(p->ops[i].kind) && p->ops[i].target == t)
+                if (keep[i] && is_tagged(&p->ops[i]) && p->ops[i].target == t)
                     last[p->ops[i].origin] = i;
             memcpy(pl->clb[phi][t], pl->cbase[phi][t], sizeof pl->clb[phi][t]);
             for (int i = ph->op0; i < ph->op1; i++) {
                 const op_t *o = &p->ops[i];
-                if (keep[i] && k_counted(o->kind) && o->target == t && i < last[o->origin])
+                if (keep[i] && is_counted(o) && o->target == t && i < last[o->origin])
                     pl->clb[phi][t][o->cidx]++;
             }
         }
         /* After its notification (request completed, or counter reached the
-         * phase's total), a put's data must be in the target: checked there
-         * for the elements no later access overwrites.  A get's target
-         * elements may be overwritten by the target once it is notified: done
-         * for gets whose elements nothing else touches in the phase. */
+         * phase's total), what a put or accumulate wrote must be in the
+         * target: checked there for the elements no later access overwrites
+         * (and, for a sum, no other origin's sum may still add to: the only
+         * access another origin may make concurrently).  What a get or a
+         * fetching accumulate read may be overwritten by the target once it
+         * is notified: done for those whose elements nothing else touches in
+         * the phase. */
         for (int i = ph->op0; i < ph->op1; i++) {
             const op_t *o = &p->ops[i];
-            if (!keep[i] || !k_notified(o->kind) || o->n == 0)
+            if (!keep[i] || o->nt == NT_NONE || o->n == 0)
                 continue;
-            int slots[2 * MAXN], ns = op_slots(p, o, slots), per = bsz[o->basic] / 4;
+            int slots[2 * MAXN], per = bsz[o->basic] / 4;
             int off[2 * MAXN + 64];
+            op_slots(p, o, slots);
             td_offsets(&o->tt, off);
-            int sole = 1;
+            int sole = 1, sum = xclass(o) == XM_SUMI || xclass(o) == XM_SUML;
             for (int e = 0; e < o->n; e++) {
                 int last = 1;
                 for (int j = 0; j < per; j++) {
                     last &= lw[o->target][slots[e * per + j]] == i;
+                    last &= !sum || !concurrent_sum(p, keep, o, slots[e * per + j]);
                     sole &= touch[o->target][slots[e * per + j]] == 1;
                 }
-                wchk_t w = { (uint32_t) (o->disp * p->du + (long) off[e] * bsz[o->basic]),
-                    o->basic, i, op_value(o, e)
-                };
-                if (k_putlike(o->kind) && last)
+                uint32_t b = (uint32_t) (o->disp * p->du + (long) off[e] * bsz[o->basic]);
+                wchk_t w = { b, o->basic, i, ld(win[o->target] + b, o->basic) };
+                if (last)
                     PUSH(pl->pchk[phi][o->target], pl->npchk[phi][o->target],
                          pl->cappchk[phi][o->target], w);
             }
-            (void) ns;
-            if (k_getlike(o->kind) && sole)
+            if (k_fetches(o->kind) && sole)
                 for (int e = 0; e < o->n; e++) {
                     wchk_t w = { (uint32_t) (o->disp * p->du + (long) off[e] * bsz[o->basic]),
                         o->basic, i, scribble_value(o, e)
@@ -1504,7 +1545,7 @@ static void who_wrote(const exec_t * x, int slot, uint32_t got, char *buf, size_
             uint64_t v = op_value(o, j / per);
             uint32_t part = (uint32_t) (v >> (32 * (j % per)));
             if (part == got) {
-                snprintf(buf, len, " (= the value written by #%d %s)", i, kname[o->kind]);
+                snprintf(buf, len, " (= the value written by #%d %s)", i, oname(o));
                 return;
             }
         }
@@ -1522,9 +1563,9 @@ static void check_window(exec_t * x, const unsigned char *exp, const int *lw, co
         memcpy(&g, x->base + 4 * s, 4);
         char from[80], who[96];
         if (lw[s] >= 0)
-            snprintf(from, sizeof from, "last written by #%d %s", lw[s], kname[x->p->ops[lw[s]].kind]);
+            snprintf(from, sizeof from, "last written by #%d %s", lw[s], oname(&x->p->ops[lw[s]]));
         else
-            snprintf(from, sizeof from, "%s", lw[s] == -1 ? "initial value" : "overwritten by the target after its notified get");
+            snprintf(from, sizeof from, "%s", lw[s] == -1 ? "initial value" : "overwritten by the target after a notified access read it");
         who_wrote(x, s, g, who, sizeof who);
         if (nbad++ < 4)
             report(x, "window of rank %d %s: byte %d: expected %u (%s), got %u%s", x->me, when,
@@ -1551,12 +1592,12 @@ static void complete_op(exec_t * x, int id)
                 uint64_t got = ld(x->arena + off + (size_t) eo[e] * s, o->basic);
                 if (want != got && shown++ < 3)
                     report(x, "#%d %s r%d->r%d disp %ld: result element %d of %d: expected %llu, got %llu",
-                           id, kname[o->kind], o->origin, o->target, o->disp, e, n,
+                           id, oname(o), o->origin, o->target, o->disp, e, n,
                            (unsigned long long) want, (unsigned long long) got);
             }
             if (!shown)
                 report(x, "#%d %s: bytes of the result buffer outside the datatype were written",
-                       id, kname[o->kind]);
+                       id, oname(o));
         }
     }
     if (k_sends(o->kind)) {
@@ -1588,41 +1629,69 @@ static void issue(exec_t * x, int id)
     unsigned char *ob = x->arena + pl->obuf[id], *rb = x->arena + pl->rbuf[id];
     int t = o->target, tc = o->tt.count, oc = o->ot.count, rc = o->rt.count;
     MPI_Datatype tt = x->tt[id], ot = x->ot[id], rt = x->rt[id];
+    MPI_Datatype bt = bmpi(o->basic);
+    MPI_Op op = mpiop(o->op);
+    void *cb = x->arena + pl->cbuf[id];
+    int tag = pl->tag[id], idx = o->cidx;
     sig_op = id;
-    switch (o->kind) {
-        case K_PUT:
+#define KN(k, nt) ((k) * NNT + (nt))
+    switch (KN(o->kind, o->nt)) {
+        case KN(K_PUT, NT_NONE):
             CALL(x, MPI_Put(ob, oc, ot, t, o->disp, tc, tt, x->win));
             break;
-        case K_GET:
+        case KN(K_GET, NT_NONE):
             CALL(x, MPI_Get(ob, oc, ot, t, o->disp, tc, tt, x->win));
             break;
-        case K_PUTN:
-            CALL(x, MPI_Put_notify(ob, oc, ot, t, o->disp, tc, tt, x->win, pl->tag[id]));
+        case KN(K_ACC, NT_NONE):
+            CALL(x, MPI_Accumulate(ob, oc, ot, t, o->disp, tc, tt, op, x->win));
             break;
-        case K_GETN:
-            CALL(x, MPI_Get_notify(ob, oc, ot, t, o->disp, tc, tt, x->win, pl->tag[id]));
+        case KN(K_GACC, NT_NONE):
+            CALL(x, MPI_Get_accumulate(ob, oc, ot, rb, rc, rt, t, o->disp, tc, tt, op, x->win));
             break;
-        case K_PUTC:
-            CALL(x, MPIX_Put_notify(ob, oc, ot, t, o->disp, tc, tt, o->cidx, x->win));
+        case KN(K_FOP, NT_NONE):
+            CALL(x, MPI_Fetch_and_op(ob, rb, bt, t, o->disp, op, x->win));
             break;
-        case K_GETC:
-            CALL(x, MPIX_Get_notify(ob, oc, ot, t, o->disp, tc, tt, o->cidx, x->win));
+        case KN(K_CAS, NT_NONE):
+            CALL(x, MPI_Compare_and_swap(ob, cb, rb, bt, t, o->disp, x->win));
             break;
-        case K_ACC:
-            CALL(x, MPI_Accumulate(ob, oc, ot, t, o->disp, tc, tt, mpiop(o->op), x->win));
+        case KN(K_PUT, NT_TAG):
+            CALL(x, MPI_Put_notify(ob, oc, ot, t, o->disp, tc, tt, x->win, tag));
             break;
-        case K_GACC:
-            CALL(x, MPI_Get_accumulate(ob, oc, ot, rb, rc, rt, t, o->disp, tc, tt,
-                                       mpiop(o->op), x->win));
+        case KN(K_GET, NT_TAG):
+            CALL(x, MPI_Get_notify(ob, oc, ot, t, o->disp, tc, tt, x->win, tag));
             break;
-        case K_FOP:
-            CALL(x, MPI_Fetch_and_op(ob, rb, bmpi(o->basic), t, o->disp, mpiop(o->op), x->win));
+        case KN(K_ACC, NT_TAG):
+            CALL(x, MPI_Accumulate_notify(ob, oc, ot, t, o->disp, tc, tt, op, x->win, tag));
             break;
-        case K_CAS:
-            CALL(x, MPI_Compare_and_swap(ob, x->arena + pl->cbuf[id], rb, bmpi(o->basic), t,
-                                         o->disp, x->win));
+        case KN(K_GACC, NT_TAG):
+            CALL(x, MPI_Get_accumulate_notify(ob, oc, ot, rb, rc, rt, t, o->disp, tc, tt, op,
+                                              x->win, tag));
             break;
+        case KN(K_FOP, NT_TAG):
+            CALL(x, MPI_Fetch_and_op_notify(ob, rb, bt, t, o->disp, op, x->win, tag));
+            break;
+        case KN(K_CAS, NT_TAG):
+            CALL(x, MPI_Compare_and_swap_notify(ob, cb, rb, bt, t, o->disp, x->win, tag));
+            break;
+        case KN(K_PUT, NT_CTR):
+            CALL(x, MPIX_Put_notify(ob, oc, ot, t, o->disp, tc, tt, idx, x->win));
+            break;
+        case KN(K_GET, NT_CTR):
+            CALL(x, MPIX_Get_notify(ob, oc, ot, t, o->disp, tc, tt, idx, x->win));
+            break;
+        case KN(K_ACC, NT_CTR):
+            CALL(x, MPIX_Accumulate_notify(ob, oc, ot, t, o->disp, tc, tt, op, idx, x->win));
+            break;
+        case KN(K_GACC, NT_CTR):
+            CALL(x, MPIX_Get_accumulate_notify(ob, oc, ot, rb, rc, rt, t, o->disp, tc, tt, op,
+                                               idx, x->win));
+            break;
+        default:
+            fprintf(stderr, "rma_fuzz: no call for %s with notification %d\n", kname[o->kind][0],
+                    o->nt);
+            abort();
     }
+#undef KN
     sig_op = -1;
     PUSH(x->out[t], x->nout[t], x->capout[t], id);
 }
@@ -1679,7 +1748,7 @@ static void after_notification(exec_t * x, int phi, int counted)
     const wchk_t *c = pl->pchk[phi][x->me];
     for (int i = 0; i < pl->npchk[phi][x->me]; i++) {
         const op_t *o = &x->p->ops[c[i].op];
-        if (k_counted(o->kind) != counted)
+        if (is_counted(o) != counted)
             continue;
         uint64_t got = ld(x->base + c[i].off, c[i].basic);
         if (got != c[i].val) {
@@ -1690,13 +1759,13 @@ static void after_notification(exec_t * x, int phi, int counted)
             else
                 snprintf(why, sizeof why, "its notification");
             report(x, "after %s, #%d %s's data is not in the window: byte %u expected %llu, "
-                   "got %llu", why, c[i].op, kname[o->kind], c[i].off,
+                   "got %llu", why, c[i].op, oname(o), c[i].off,
                    (unsigned long long) c[i].val, (unsigned long long) got);
         }
     }
     const wchk_t *w = pl->scr[phi][x->me];
     for (int i = 0; i < pl->nscr[phi][x->me]; i++)
-        if (k_counted(x->p->ops[w[i].op].kind) == counted)
+        if (is_counted(&x->p->ops[w[i].op]) == counted)
             st(x->base + w[i].off, w[i].basic, w[i].val);
 }
 
@@ -1715,7 +1784,7 @@ static void check_counters(exec_t * x, int phi, int k, const char *when)
         int len = 0, n = 0;
         for (int i = p->ph[phi].op0; i < p->ph[phi].op1; i++) {
             const op_t *o = &p->ops[i];
-            if (x->keep[i] && k_counted(o->kind) && o->target == x->me && o->cidx == c &&
+            if (x->keep[i] && is_counted(o) && o->target == x->me && o->cidx == c &&
                 o->epoch <= k && n++ < 8 && len < (int) sizeof ids - 16)
                 len += snprintf(ids + len, sizeof ids - len, " #%d", i);
         }
@@ -1974,14 +2043,17 @@ static void exec_phase(exec_t * x, int phi)
  * returns the number of mismatches over all ranks. */
 /* what the runs covered, for the summary line */
 typedef struct {
-    long ops, notified, phases[4], req[4], pchk, scr;
+    long ops, notified, acc_notified, acc_counted, phases[4], req[4], pchk, scr;
     long counted, cchecks, cwaits, clb, csets, creattach, cpchk, cscr;
 } stats_t;
 
 static void add_stats(stats_t * st, const prog_t * p, const uint8_t * keep, const plan_t * pl)
 {
-    for (int i = 0; i < p->nops; i++)
+    for (int i = 0; i < p->nops; i++) {
         st->ops += keep[i];
+        st->acc_notified += keep[i] && k_acc(p->ops[i].kind) && is_tagged(&p->ops[i]);
+        st->acc_counted += keep[i] && k_acc(p->ops[i].kind) && is_counted(&p->ops[i]);
+    }
     st->notified += pl->nnotify;
     st->counted += pl->ncounted;
     for (int phi = 0; phi < p->nph; phi++) {
@@ -1997,12 +2069,12 @@ static void add_stats(stats_t * st, const prog_t * p, const uint8_t * keep, cons
                 st->req[(q->src == MPI_ANY_SOURCE) * 2 + (q->tag == MPI_ANY_TAG)]++;
             }
             for (int i = 0; i < pl->npchk[phi][r]; i++)
-                if (k_counted(p->ops[pl->pchk[phi][r][i].op].kind))
+                if (is_counted(&p->ops[pl->pchk[phi][r][i].op]))
                     st->cpchk++;
                 else
                     st->pchk++;
             for (int i = 0; i < pl->nscr[phi][r]; i++)
-                if (k_counted(p->ops[pl->scr[phi][r][i].op].kind))
+                if (is_counted(&p->ops[pl->scr[phi][r][i].op]))
                     st->cscr++;
                 else
                     st->scr++;
@@ -2120,9 +2192,9 @@ static void op_str(const prog_t * p, const plan_t * pl, const op_t * o, char *bu
     td_str(&o->ot, o->basic, ot, sizeof ot);
     td_str(&o->rt, o->basic, rt, sizeof rt);
     if (k_acc(o->kind) && o->kind != K_CAS)
-        snprintf(kind, sizeof kind, "%s(%s)", kname[o->kind], opname[o->op]);
+        snprintf(kind, sizeof kind, "%s(%s)", oname(o), opname[o->op]);
     else
-        snprintf(kind, sizeof kind, "%s", kname[o->kind]);
+        snprintf(kind, sizeof kind, "%s", oname(o));
     if (k_sends(o->kind) && !(o->kind == K_GACC && o->op == OP_NOOP) &&
         !(o->kind == K_FOP && o->op == OP_NOOP)) {
         int k = snprintf(vals, sizeof vals, " values {");
@@ -2138,9 +2210,9 @@ static void op_str(const prog_t * p, const plan_t * pl, const op_t * o, char *bu
         k += snprintf(buf + k, len - k, ", result %s", rt);
     if (o->kind == K_CAS)
         k += snprintf(buf + k, len - k, ", compare %llu", (unsigned long long) o->cmp);
-    if (k_tagged(o->kind) && pl)
+    if (is_tagged(o) && pl)
         k += snprintf(buf + k, len - k, ", tag %d", pl->tag[o->id]);
-    if (k_counted(o->kind))
+    if (is_counted(o))
         k += snprintf(buf + k, len - k, ", idx %d", o->cidx);
     snprintf(buf + k, len - k, "%s", vals);
 }
@@ -2158,7 +2230,7 @@ static int count_chk(const prog_t * p, const wchk_t * w, int n, int counted)
 {
     int k = 0;
     for (int i = 0; i < n; i++)
-        k += k_counted(p->ops[w[i].op].kind) == counted;
+        k += is_counted(&p->ops[w[i].op]) == counted;
     return k;
 }
 
@@ -2290,8 +2362,8 @@ static void print_program(FILE * f, const prog_t * p, const uint8_t * keep)
                             int kr = 0, kc = 0;
                             if (n) {
                                 kr = snprintf(rq, sizeof rq, "wait for the notify requests (%s); "
-                                              "check statuses, %d element(s) of notified puts; "
-                                              "overwrite %d element(s) read by notified gets",
+                                              "check statuses, %d element(s) written by notified "
+                                              "accesses; overwrite %d element(s) they read",
                                               how[ph->wait_how[r]],
                                               count_chk(p, pl.pchk[phi][r], pl.npchk[phi][r], 0),
                                               count_chk(p, pl.scr[phi][r], pl.nscr[phi][r], 0));
@@ -2306,8 +2378,8 @@ static void print_program(FILE * f, const prog_t * p, const uint8_t * keep)
                                                    kc ? ", " : "spin MPIX_Win_get_notify: counter ",
                                                    c, pl.cexp[phi][ph->nep - 1][r][c]);
                             if (kc && kc < (int) sizeof ct)
-                                snprintf(ct + kc, sizeof ct - kc, "; check %d element(s) of counted "
-                                         "puts; overwrite %d element(s) read by counted gets",
+                                snprintf(ct + kc, sizeof ct - kc, "; check %d element(s) written by "
+                                         "counted accesses; overwrite %d element(s) they read",
                                          count_chk(p, pl.pchk[phi][r], pl.npchk[phi][r], 1),
                                          count_chk(p, pl.scr[phi][r], pl.nscr[phi][r], 1));
                             if (!kr && !kc)
@@ -2635,14 +2707,15 @@ int main(int argc, char **argv)
     double el = MPI_Wtime() - t0;
     if (me == 0) {
         printf("rma_fuzz: seed %llu, programs %ld..%ld on %d ranks, %.1f s: %ld accesses (%ld "
-               "notified, %ld counted); phases: %ld fence, %ld lock, %ld lock_all, %ld pscw; "
+               "notified, %ld counted; accumulates among them: %ld notified, %ld counted); "
+               "phases: %ld fence, %ld lock, %ld lock_all, %ld pscw; "
                "notify requests: %ld exact, %ld any-tag, %ld any-source, %ld any-any; checked "
-               "after notification: %ld put elements; overwritten after notification: %ld get "
-               "elements; counters: %ld values checked, %ld waits, %ld order bounds, %ld set, "
-               "%ld re-attached; checked after a counter: %ld put elements; overwritten after a "
-               "counter: %ld get elements\n",
+               "after notification: %ld written elements; overwritten after notification: %ld "
+               "read elements; counters: %ld values checked, %ld waits, %ld order bounds, %ld set, "
+               "%ld re-attached; checked after a counter: %ld written elements; overwritten after "
+               "a counter: %ld read elements\n",
                (unsigned long long) seed, start, start + n - 1, P, el, stats.ops, stats.notified,
-               stats.counted, stats.phases[PH_FENCE], stats.phases[PH_LOCK],
+               stats.counted, stats.acc_notified, stats.acc_counted, stats.phases[PH_FENCE], stats.phases[PH_LOCK],
                stats.phases[PH_LOCKALL], stats.phases[PH_PSCW], stats.req[0], stats.req[1],
                stats.req[2], stats.req[3], stats.pchk, stats.scr, stats.cchecks, stats.cwaits,
                stats.clb, stats.csets, stats.creattach, stats.cpchk, stats.cscr);

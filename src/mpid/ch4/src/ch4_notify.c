@@ -91,12 +91,13 @@ static int check_access(MPIR_Win * win, MPI_Aint src_count, MPI_Datatype src_typ
 }
 
 /* to the shm module for a node-local target, else to the netmod, as
- * MPID_Put and MPID_Get do (ch4_rma.h) */
+ * MPID_Put and MPID_Get do (ch4_rma.h); req: NULL, or the request of
+ * MPI_Rput_notify / MPI_Rget_notify */
 MPL_STATIC_INLINE_PREFIX int dispatch(void *origin_addr, int origin_count,
                                        MPI_Datatype origin_datatype, int target_rank,
                                        MPI_Aint target_disp, int target_count,
                                        MPI_Datatype target_datatype, MPIR_Win * win, int tag,
-                                       bool is_put)
+                                       bool is_put, MPIR_Request ** req)
 {
     MPIDI_winattr_t winattr = MPIDI_WIN(win, winattr);
     MPIDI_av_entry_t *av = MPIDIU_win_rank_to_av(win, target_rank, winattr);
@@ -105,47 +106,75 @@ MPL_STATIC_INLINE_PREFIX int dispatch(void *origin_addr, int origin_count,
         return is_put ?
             MPIDI_SHM_mpi_put_notify(origin_addr, origin_count, origin_datatype, target_rank,
                                      target_disp, target_count, target_datatype, win, winattr,
-                                     tag) :
+                                     tag, req) :
             MPIDI_SHM_mpi_get_notify(origin_addr, origin_count, origin_datatype, target_rank,
                                      target_disp, target_count, target_datatype, win, winattr,
-                                     tag);
+                                     tag, req);
 #endif
     return is_put ?
         MPIDI_NM_mpi_put_notify(origin_addr, origin_count, origin_datatype, target_rank,
                                 target_disp, target_count, target_datatype, win, av, winattr,
-                                tag) :
+                                tag, req) :
         MPIDI_NM_mpi_get_notify(origin_addr, origin_count, origin_datatype, target_rank,
                                 target_disp, target_count, target_datatype, win, av, winattr,
-                                tag);
+                                tag, req);
+}
+
+/* checked, then dispatched; inline into each entry below so that the
+ * plain calls' copy has no request code (req is a constant NULL there) */
+MPL_STATIC_INLINE_PREFIX int put_get(void *origin_addr, MPI_Aint origin_count,
+                                     MPI_Datatype origin_datatype, int target_rank,
+                                     MPI_Aint target_disp, MPI_Aint target_count,
+                                     MPI_Datatype target_datatype, MPIR_Win * win, int tag,
+                                     bool is_put, MPIR_Request ** req)
+{
+    MPIR_FUNC_ENTER;
+    int mpi_errno = is_put ?
+        check_access(win, origin_count, origin_datatype, target_count, target_datatype,
+                     target_rank, tag, "put origin") :
+        check_access(win, target_count, target_datatype, origin_count, origin_datatype,
+                     target_rank, tag, "get target");
+    if (mpi_errno == MPI_SUCCESS)
+        mpi_errno = dispatch(origin_addr, (int) origin_count, origin_datatype, target_rank,
+                             target_disp, (int) target_count, target_datatype, win, tag, is_put,
+                             req);
+    MPIR_FUNC_EXIT;
+    return mpi_errno;
 }
 
 int MPID_Put_notify(const void *origin_addr, MPI_Aint origin_count,
                     MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp,
                     MPI_Aint target_count, MPI_Datatype target_datatype, MPIR_Win * win, int tag)
 {
-    MPIR_FUNC_ENTER;
-    int mpi_errno = check_access(win, origin_count, origin_datatype, target_count,
-                                 target_datatype, target_rank, tag, "put origin");
-    if (mpi_errno == MPI_SUCCESS)
-        mpi_errno = dispatch((void *) origin_addr, (int) origin_count, origin_datatype,
-                             target_rank, target_disp, (int) target_count, target_datatype, win,
-                             tag, true);
-    MPIR_FUNC_EXIT;
-    return mpi_errno;
+    return put_get((void *) origin_addr, origin_count, origin_datatype, target_rank, target_disp,
+                   target_count, target_datatype, win, tag, true, NULL);
 }
 
 int MPID_Get_notify(void *origin_addr, MPI_Aint origin_count, MPI_Datatype origin_datatype,
                     int target_rank, MPI_Aint target_disp, MPI_Aint target_count,
                     MPI_Datatype target_datatype, MPIR_Win * win, int tag)
 {
-    MPIR_FUNC_ENTER;
-    int mpi_errno = check_access(win, target_count, target_datatype, origin_count,
-                                 origin_datatype, target_rank, tag, "get target");
-    if (mpi_errno == MPI_SUCCESS)
-        mpi_errno = dispatch(origin_addr, (int) origin_count, origin_datatype, target_rank,
-                             target_disp, (int) target_count, target_datatype, win, tag, false);
-    MPIR_FUNC_EXIT;
-    return mpi_errno;
+    return put_get(origin_addr, origin_count, origin_datatype, target_rank, target_disp,
+                   target_count, target_datatype, win, tag, false, NULL);
+}
+
+/* MPI_Rput_notify / MPI_Rget_notify: *req completes as MPI_Rput's and
+ * MPI_Rget's do (origin buffer reusable / filled) */
+int MPID_Rput_notify(const void *origin_addr, MPI_Aint origin_count,
+                     MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp,
+                     MPI_Aint target_count, MPI_Datatype target_datatype, MPIR_Win * win, int tag,
+                     MPIR_Request ** req)
+{
+    return put_get((void *) origin_addr, origin_count, origin_datatype, target_rank, target_disp,
+                   target_count, target_datatype, win, tag, true, req);
+}
+
+int MPID_Rget_notify(void *origin_addr, MPI_Aint origin_count, MPI_Datatype origin_datatype,
+                     int target_rank, MPI_Aint target_disp, MPI_Aint target_count,
+                     MPI_Datatype target_datatype, MPIR_Win * win, int tag, MPIR_Request ** req)
+{
+    return put_get(origin_addr, origin_count, origin_datatype, target_rank, target_disp,
+                   target_count, target_datatype, win, tag, false, req);
 }
 
 /* The accumulate family.  Dispatched exactly as ch4_rma.h dispatches
@@ -190,8 +219,8 @@ int MPID_Accumulate_notify(const MPIR_Notify_acc_t * acc, MPIR_Win * win, int ta
     if (a.bytes == 0 || (sends && origin_bytes == 0)) {
         /* nothing to apply (MPICH completes such an accumulate without a
          * message): the notification alone, as a zero-byte put carries it */
-        mpi_errno = MPID_Put_notify(NULL, 0, MPI_BYTE, a.target_rank, a.target_disp, 0, MPI_BYTE,
-                                    win, tag);
+        mpi_errno = MPID_Rput_notify(NULL, 0, MPI_BYTE, a.target_rank, a.target_disp, 0,
+                                     MPI_BYTE, win, tag, a.request);
         goto fn_exit;
     }
 

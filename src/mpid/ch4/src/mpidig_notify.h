@@ -13,25 +13,26 @@
 
 /* Origin: number the access (per window and target, for the target's
  * ordering), then issue it; a failed issue takes the number back, so that
- * the target does not wait for it. */
+ * the target does not wait for it.  req: NULL, or MPI_Rput_notify's /
+ * MPI_Rget_notify's request (MPICH's, as for MPI_Rput / MPI_Rget). */
 MPL_STATIC_INLINE_PREFIX int MPIDIG_notify_access(void *origin_addr, int origin_count,
                                                   MPI_Datatype origin_datatype, int target_rank,
                                                   MPI_Aint target_disp, int target_count,
                                                   MPI_Datatype target_datatype, MPIR_Win * win,
-                                                  int tag, bool is_put)
+                                                  int tag, bool is_put, MPIR_Request ** req)
 {
     int mpi_errno, vci = MPIDI_WIN(win, am_vci);
-    MPIR_Notify_hdr_t notify = { tag, 0 };
+    MPIR_Notify_hdr_t notify = { tag, 0, -1 };
 
     MPID_THREAD_CS_ENTER(VCI, MPIDI_VCI(vci).lock);
     mpi_errno = MPIR_Notify_next_seq(win, target_rank, &notify.seq);
     if (mpi_errno == MPI_SUCCESS) {
         mpi_errno = is_put ?
             MPIDIG_do_put_notify(origin_addr, origin_count, origin_datatype, target_rank,
-                                 target_disp, target_count, target_datatype, win, vci, NULL,
+                                 target_disp, target_count, target_datatype, win, vci, req,
                                  &notify) :
             MPIDIG_do_get_notify(origin_addr, origin_count, origin_datatype, target_rank,
-                                 target_disp, target_count, target_datatype, win, vci, NULL,
+                                 target_disp, target_count, target_datatype, win, vci, req,
                                  &notify);
         if (mpi_errno)
             MPIR_Notify_unnumber(win, target_rank, notify.seq);
@@ -40,9 +41,15 @@ MPL_STATIC_INLINE_PREFIX int MPIDIG_notify_access(void *origin_addr, int origin_
     return mpi_errno;
 }
 
-#define MPIDIG_mpi_put_notify(origin_addr, ...) \
-    MPIDIG_notify_access((void *) (origin_addr), __VA_ARGS__, true)
-#define MPIDIG_mpi_get_notify(...) MPIDIG_notify_access(__VA_ARGS__, false)
+/* (origin..., target..., win, tag, req) */
+#define MPIDIG_mpi_put_notify(origin_addr, o_count, o_type, t_rank, t_disp, t_count, t_type, \
+                              win, tag, req)                                               \
+    MPIDIG_notify_access((void *) (origin_addr), o_count, o_type, t_rank, t_disp, t_count,    \
+                         t_type, win, tag, true, req)
+#define MPIDIG_mpi_get_notify(origin_addr, o_count, o_type, t_rank, t_disp, t_count, t_type, \
+                              win, tag, req)                                               \
+    MPIDIG_notify_access(origin_addr, o_count, o_type, t_rank, t_disp, t_count, t_type, win, \
+                         tag, false, req)
 
 /* The accumulate family on the generic path: numbered like a put, then
  * MPICH's active-message accumulate, get-accumulate or compare-and-swap
@@ -53,7 +60,7 @@ MPL_STATIC_INLINE_PREFIX int MPIDIG_notify_accumulate(const MPIR_Notify_acc_t * 
                                                       MPIR_Win * win, int tag)
 {
     int mpi_errno, vci = MPIDI_WIN(win, am_vci);
-    MPIR_Notify_hdr_t notify = { tag, 0 };
+    MPIR_Notify_hdr_t notify = { tag, 0, -1 };
 
     MPID_THREAD_CS_ENTER(VCI, MPIDI_VCI(vci).lock);
     mpi_errno = MPIR_Notify_next_seq(win, a->target_rank, &notify.seq);
@@ -64,7 +71,7 @@ MPL_STATIC_INLINE_PREFIX int MPIDIG_notify_accumulate(const MPIR_Notify_acc_t * 
                                                         a->origin_datatype, a->target_rank,
                                                         a->target_disp, a->target_count,
                                                         a->target_datatype, a->op, win, vci,
-                                                        NULL, &notify);
+                                                        a->request, &notify);
                 break;
             case MPIR_NOTIFY_GET_ACC:
                 mpi_errno = MPIDIG_do_get_accumulate_notify(a->origin_addr, a->origin_count,
@@ -73,7 +80,7 @@ MPL_STATIC_INLINE_PREFIX int MPIDIG_notify_accumulate(const MPIR_Notify_acc_t * 
                                                             a->result_datatype, a->target_rank,
                                                             a->target_disp, a->target_count,
                                                             a->target_datatype, a->op, win, vci,
-                                                            NULL, &notify);
+                                                            a->request, &notify);
                 break;
             case MPIR_NOTIFY_CAS:
                 /* takes the VCI lock itself: the default global granularity
@@ -87,6 +94,29 @@ MPL_STATIC_INLINE_PREFIX int MPIDIG_notify_accumulate(const MPIR_Notify_acc_t * 
         }
         if (mpi_errno)
             MPIR_Notify_unnumber(win, a->target_rank, notify.seq);
+    }
+    MPID_THREAD_CS_EXIT(VCI, MPIDI_VCI(vci).lock);
+    return mpi_errno;
+}
+
+/* A notification alone, after an access the origin has already applied
+ * in target memory (a shared-memory accumulate, where the plain call is
+ * applied at once too and an active message would let a later plain
+ * accumulate overtake it): a zero-byte put whose status reports bytes.
+ * To the origin itself it is delivered at once. */
+MPL_STATIC_INLINE_PREFIX int MPIDIG_notify_only(MPIR_Win * win, int target_rank, int tag,
+                                                MPI_Aint bytes)
+{
+    int mpi_errno, vci = MPIDI_WIN(win, am_vci);
+    MPIR_Notify_hdr_t notify = { tag, 0, bytes };
+
+    MPID_THREAD_CS_ENTER(VCI, MPIDI_VCI(vci).lock);
+    mpi_errno = MPIR_Notify_next_seq(win, target_rank, &notify.seq);
+    if (mpi_errno == MPI_SUCCESS) {
+        mpi_errno = MPIDIG_do_put_notify(NULL, 0, MPI_BYTE, target_rank, 0, 0, MPI_BYTE, win, vci,
+                                         NULL, &notify);
+        if (mpi_errno)
+            MPIR_Notify_unnumber(win, target_rank, notify.seq);
     }
     MPID_THREAD_CS_EXIT(VCI, MPIDI_VCI(vci).lock);
     return mpi_errno;

@@ -391,11 +391,14 @@ static int maybe_stray(MPIR_Win * win, MPIDI_OFI_notify_win_t * nw, int target)
 }
 
 /* A put's data, carrying its notification where it can: *nwords is left
- * with what notify_after must still send, *req with what it waits for. */
+ * with what notify_after must still send, *req with what it waits for.
+ * ureq (MPI_Rput_notify): a write that nothing else tracks is tracked into
+ * *ureq; pieces nothing tracks are waited for. */
 static int put_data(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
                     int target_rank, MPI_Aint target_disp, int target_count,
                     MPI_Datatype target_datatype, MPIR_Win * win, MPIDI_OFI_notify_win_t * nw,
-                    int tag, uint64_t * words, int *nwords_out, MPIR_Request ** req)
+                    int tag, uint64_t * words, int *nwords_out, MPIR_Request ** req,
+                    MPIR_Request ** ureq)
 {
     int mpi_errno = MPI_SUCCESS;
     int origin_contig, target_contig;
@@ -456,7 +459,7 @@ static int put_data(const void *origin_addr, int origin_count, MPI_Datatype orig
                                      vni, rdma_inject_write, FALSE);
         } else {
             mpi_errno = write_rma(win, target_rank, buf, bytes, raddr, mr.mr_key, data,
-                                  FI_DELIVERY_COMPLETE | flags, NULL);
+                                  FI_DELIVERY_COMPLETE | flags, ureq);
         }
         MPIR_ERR_CHECK(mpi_errno);
     } else if (!contig && bytes > 0) {
@@ -468,6 +471,8 @@ static int put_data(const void *origin_addr, int origin_count, MPI_Datatype orig
             /* large pieces: a plain write each; the notification follows */
             mpi_errno = put_pieces(origin_addr, origin_count, origin_datatype, target_count,
                                    target_datatype, bytes, mr, win, target_rank);
+            if (mpi_errno == MPI_SUCCESS && ureq)       /* untracked pieces: wait for them */
+                mpi_errno = MPIDI_OFI_win_do_progress(win, vni);
         } else {
             /* small pieces (a write each would be slow, and the sockets
              * provider crashes under tens of thousands of them), or pieces
@@ -489,7 +494,7 @@ static int put_data(const void *origin_addr, int origin_count, MPI_Datatype orig
 static int get_data(void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
                     int target_rank, MPI_Aint target_disp, int target_count,
                     MPI_Datatype target_datatype, MPIR_Win * win, MPIDI_OFI_notify_win_t * nw,
-                    int tag, uint64_t * words, int *nwords, MPIR_Request ** req)
+                    int tag, uint64_t * words, int *nwords, MPIR_Request ** req, bool tracked)
 {
     int mpi_errno = MPI_SUCCESS;
     int origin_contig, target_contig;
@@ -509,7 +514,8 @@ static int get_data(void *origin_addr, int origin_count, MPI_Datatype origin_dat
         /* MPIDI_OFI_do_get reads contiguous data with one fi_readmsg, which
          * FI_ORDER_WAR keeps ahead of the notification; anything else is
          * notified once its request says the data is here. */
-        bool ordered = nw->waw_ordered && nw->war_ordered && origin_contig && target_contig &&
+        bool ordered = !tracked && nw->waw_ordered && nw->war_ordered && origin_contig &&
+            target_contig &&
             !nw->qhead[target_rank] &&
             (size_t) target_bytes <= MPIDI_OFI_global.prov_use[0]->ep_attr->max_order_war_size;
         MPI_Aint origin_density, target_density;
@@ -534,9 +540,30 @@ static int get_data(void *origin_addr, int origin_count, MPI_Datatype origin_dat
     return mpi_errno;
 }
 
+/* The request of MPI_Rput_notify / MPI_Rget_notify (ureq): the data's own
+ * request where the access has one (shared with the notification queue,
+ * which drops its reference when done), else one that is complete at once
+ * (an injected write: the provider has copied the data). */
+static int user_request(MPIR_Request ** ureq, MPIR_Request * req)
+{
+    int mpi_errno = MPI_SUCCESS;
+    if (!ureq || *ureq)
+        return MPI_SUCCESS;
+    if (req) {
+        MPIR_Request_add_ref(req);
+        *ureq = req;
+    } else {
+        *ureq = MPIR_Request_create_complete(MPIR_REQUEST_KIND__RMA);
+        MPIR_ERR_CHKANDJUMP(*ureq == NULL, mpi_errno, MPIX_ERR_NOREQ, "**nomemreq");
+    }
+  fn_fail:
+    return mpi_errno;
+}
+
 int MPIDI_OFI_notify_access(void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
                             int target_rank, MPI_Aint target_disp, int target_count,
-                            MPI_Datatype target_datatype, MPIR_Win * win, int tag, bool is_put)
+                            MPI_Datatype target_datatype, MPIR_Win * win, int tag, bool is_put,
+                            MPIR_Request ** ureq)
 {
     int mpi_errno = MPI_SUCCESS;
     MPIDI_OFI_notify_win_t *nw;
@@ -550,17 +577,23 @@ int MPIDI_OFI_notify_access(void *origin_addr, int origin_count, MPI_Datatype or
     if (!nw) {
         mpi_errno = MPIDIG_notify_access(origin_addr, origin_count, origin_datatype, target_rank,
                                          target_disp, target_count, target_datatype, win, tag,
-                                         is_put);
+                                         is_put, ureq);
         goto fn_exit;
     }
 
     MPIDIG_RMA_OP_CHECK_SYNC(target_rank, win);
+    if (ureq)
+        *ureq = NULL;
     if (is_put)
         mpi_errno = put_data(origin_addr, origin_count, origin_datatype, target_rank, target_disp,
-                             target_count, target_datatype, win, nw, tag, words, &nwords, &req);
+                             target_count, target_datatype, win, nw, tag, words, &nwords, &req,
+                             ureq);
     else
         mpi_errno = get_data(origin_addr, origin_count, origin_datatype, target_rank, target_disp,
-                             target_count, target_datatype, win, nw, tag, words, &nwords, &req);
+                             target_count, target_datatype, win, nw, tag, words, &nwords, &req,
+                             ureq != NULL);
+    MPIR_ERR_CHECK(mpi_errno);
+    mpi_errno = user_request(ureq, req);
     MPIR_ERR_CHECK(mpi_errno);
     mpi_errno = notify_after(win, target_rank, words, nwords, req);
     MPIR_ERR_CHECK(mpi_errno);
@@ -645,6 +678,8 @@ int MPIDI_OFI_notify_accumulate(const MPIR_Notify_acc_t * a, MPIR_Win * win, MPI
                 mpi_errno = MPIDIG_wait_am_acc(win, a->target_rank);
             break;
     }
+    MPIR_ERR_CHECK(mpi_errno);
+    mpi_errno = user_request(a->request, req);  /* MPI_Raccumulate_notify ...: shared */
     MPIR_ERR_CHECK(mpi_errno);
     nwords = MPIDI_OFI_nw_encode(nw->slot, win->comm_ptr->rank, tag, (uint64_t) a->bytes, words);
     mpi_errno = notify_after(win, a->target_rank, words, nwords, req);

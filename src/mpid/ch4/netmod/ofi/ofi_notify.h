@@ -22,7 +22,7 @@ int MPIDI_OFI_notify_win_free(struct MPIR_Win *win);
 int MPIDI_OFI_notify_access(void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
                             int target_rank, MPI_Aint target_disp, int target_count,
                             MPI_Datatype target_datatype, struct MPIR_Win *win, int tag,
-                            bool is_put);
+                            bool is_put, MPIR_Request ** req);
 
 /* origin: the accumulate family; MPICH's own accumulate (native atomic or
  * active message, as for the plain call), its notification after it */
@@ -52,11 +52,12 @@ MPL_STATIC_INLINE_PREFIX int MPIDI_NM_mpi_put_notify(const void *origin_addr, in
                                                      MPI_Datatype target_datatype,
                                                      struct MPIR_Win *win,
                                                      MPIDI_av_entry_t * addr,
-                                                     MPIDI_winattr_t winattr, int tag)
+                                                     MPIDI_winattr_t winattr, int tag,
+                                                     MPIR_Request ** req)
 {
     return MPIDI_OFI_notify_access((void *) origin_addr, origin_count, origin_datatype,
                                    target_rank, target_disp, target_count, target_datatype, win,
-                                   tag, true);
+                                   tag, true, req);
 }
 
 MPL_STATIC_INLINE_PREFIX int MPIDI_NM_mpi_get_notify(void *origin_addr, int origin_count,
@@ -66,10 +67,12 @@ MPL_STATIC_INLINE_PREFIX int MPIDI_NM_mpi_get_notify(void *origin_addr, int orig
                                                      MPI_Datatype target_datatype,
                                                      struct MPIR_Win *win,
                                                      MPIDI_av_entry_t * addr,
-                                                     MPIDI_winattr_t winattr, int tag)
+                                                     MPIDI_winattr_t winattr, int tag,
+                                                     MPIR_Request ** req)
 {
     return MPIDI_OFI_notify_access(origin_addr, origin_count, origin_datatype, target_rank,
-                                   target_disp, target_count, target_datatype, win, tag, false);
+                                   target_disp, target_count, target_datatype, win, tag, false,
+                                   req);
 }
 
 MPL_STATIC_INLINE_PREFIX int MPIDI_NM_mpi_accumulate_notify(const MPIR_Notify_acc_t * acc,

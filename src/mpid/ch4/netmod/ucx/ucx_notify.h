@@ -13,10 +13,11 @@ MPL_STATIC_INLINE_PREFIX int MPIDI_NM_mpi_put_notify(const void *origin_addr, in
                                                      int target_count,
                                                      MPI_Datatype target_datatype, MPIR_Win * win,
                                                      MPIDI_av_entry_t * addr,
-                                                     MPIDI_winattr_t winattr, int tag)
+                                                     MPIDI_winattr_t winattr, int tag,
+                                                     MPIR_Request ** req)
 {
     return MPIDIG_mpi_put_notify(origin_addr, origin_count, origin_datatype, target_rank,
-                                 target_disp, target_count, target_datatype, win, tag);
+                                 target_disp, target_count, target_datatype, win, tag, req);
 }
 
 MPL_STATIC_INLINE_PREFIX int MPIDI_NM_mpi_get_notify(void *origin_addr, int origin_count,
@@ -25,10 +26,11 @@ MPL_STATIC_INLINE_PREFIX int MPIDI_NM_mpi_get_notify(void *origin_addr, int orig
                                                      int target_count,
                                                      MPI_Datatype target_datatype, MPIR_Win * win,
                                                      MPIDI_av_entry_t * addr,
-                                                     MPIDI_winattr_t winattr, int tag)
+                                                     MPIDI_winattr_t winattr, int tag,
+                                                     MPIR_Request ** req)
 {
     return MPIDIG_mpi_get_notify(origin_addr, origin_count, origin_datatype, target_rank,
-                                 target_disp, target_count, target_datatype, win, tag);
+                                 target_disp, target_count, target_datatype, win, tag, req);
 }
 
 /* as MPICH 4.0.2's ucx netmod does every accumulate: active messages */

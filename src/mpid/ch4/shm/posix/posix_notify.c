@@ -246,6 +246,19 @@ static int publish(struct MPIDI_POSIX_notify_rings *r, int intra, MPIR_Win * win
     return mpi_errno;
 }
 
+/* The request of an access complete when the call returns (MPI_Rput_notify
+ * and friends on the ring path), as posix makes MPI_Rput's */
+static int complete_request(MPIR_Request ** req)
+{
+    int mpi_errno = MPI_SUCCESS;
+    if (req) {
+        *req = MPIR_Request_create_complete(MPIR_REQUEST_KIND__RMA);
+        MPIR_ERR_CHKANDJUMP(*req == NULL, mpi_errno, MPIX_ERR_NOREQ, "**nomemreq");
+    }
+  fn_fail:
+    return mpi_errno;
+}
+
 /* A notified put or get on the ring path: the copy, then the numbered
  * cell.  The data moves now, before the cell is published: like MPI_Put's
  * and MPI_Get's, it must be in place when the origin's flush returns, not
@@ -253,7 +266,8 @@ static int publish(struct MPIDI_POSIX_notify_rings *r, int intra, MPIR_Win * win
  * datatype engine. */
 static int ring_access(void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
                        int target_rank, MPI_Aint target_disp, int target_count,
-                       MPI_Datatype target_datatype, MPIR_Win * win, int tag, bool is_put)
+                       MPI_Datatype target_datatype, MPIR_Win * win, int tag, bool is_put,
+                       MPIR_Request ** req)
 {
     int mpi_errno = MPI_SUCCESS;
     struct MPIDI_POSIX_notify_rings *r;
@@ -264,7 +278,7 @@ static int ring_access(void *origin_addr, int origin_count, MPI_Datatype origin_
     if (!fast_target(win, target_rank, &r, &intra, &base, &disp_unit))
         return MPIDIG_notify_access(origin_addr, origin_count, origin_datatype, target_rank,
                                     target_disp, target_count, target_datatype, win, tag,
-                                    is_put);
+                                    is_put, req);
 
     MPIDIG_RMA_OP_CHECK_SYNC(target_rank, win);
     /* what is written (check_access made sure it fits) */
@@ -296,6 +310,8 @@ static int ring_access(void *origin_addr, int origin_count, MPI_Datatype origin_
     }
 
     /* numbered only once nothing can fail before the cell is published */
+    mpi_errno = complete_request(req);
+    MPIR_ERR_CHECK(mpi_errno);
     mpi_errno = publish(r, intra, win, target_rank, tag, bytes);
   fn_exit:
     return mpi_errno;
@@ -306,24 +322,31 @@ static int ring_access(void *origin_addr, int origin_count, MPI_Datatype origin_
 int MPIDI_POSIX_mpi_put_notify(const void *origin_addr, int origin_count,
                                MPI_Datatype origin_datatype, int target_rank,
                                MPI_Aint target_disp, int target_count,
-                               MPI_Datatype target_datatype, MPIR_Win * win, int tag)
+                               MPI_Datatype target_datatype, MPIR_Win * win, int tag,
+                               MPIR_Request ** req)
 {
     return ring_access((void *) origin_addr, origin_count, origin_datatype, target_rank,
-                       target_disp, target_count, target_datatype, win, tag, true);
+                       target_disp, target_count, target_datatype, win, tag, true, req);
 }
 
 int MPIDI_POSIX_mpi_get_notify(void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
                                int target_rank, MPI_Aint target_disp, int target_count,
-                               MPI_Datatype target_datatype, MPIR_Win * win, int tag)
+                               MPI_Datatype target_datatype, MPIR_Win * win, int tag,
+                               MPIR_Request ** req)
 {
     return ring_access(origin_addr, origin_count, origin_datatype, target_rank, target_disp,
-                       target_count, target_datatype, win, tag, false);
+                       target_count, target_datatype, win, tag, false, req);
 }
 
-/* The accumulate family on the ring path: MPICH's own shared-memory
- * accumulate, get-accumulate or compare-and-swap (posix_rma.h), which
- * applies the op now under the window's shm mutex, exactly as the plain
- * call does; then the cell. */
+/* The accumulate family: MPICH's own shared-memory accumulate,
+ * get-accumulate or compare-and-swap (posix_rma.h), applied now under the
+ * window's shm mutex exactly as the plain call is, then the notification:
+ * a ring cell, or (no ring to this target: itself, or the generic path
+ * forced) a notification alone over the generic path, which keeps the
+ * origin's order.  Sending the op itself as an active message would let a
+ * later plain accumulate, applied at once, overtake it.  Targets whose
+ * plain accumulates are active messages too (no shared segment) take the
+ * generic path's notified accumulate. */
 int MPIDI_POSIX_mpi_accumulate_notify(const MPIR_Notify_acc_t * a, MPIR_Win * win,
                                       MPIDI_winattr_t winattr, int tag)
 {
@@ -331,8 +354,10 @@ int MPIDI_POSIX_mpi_accumulate_notify(const MPIR_Notify_acc_t * a, MPIR_Win * wi
     struct MPIDI_POSIX_notify_rings *r;
     int intra, disp_unit;
     void *base;
+    bool ring = fast_target(win, a->target_rank, &r, &intra, &base, &disp_unit);
 
-    if (!fast_target(win, a->target_rank, &r, &intra, &base, &disp_unit))
+    if (!ring && !(winattr & MPIDI_WINATTR_SHM_ALLOCATED) &&
+        a->target_rank != MPIDIU_win_comm_rank(win, winattr))
         return MPIDIG_notify_accumulate(a, win, tag);
 
     switch (a->kind) {
@@ -358,7 +383,12 @@ int MPIDI_POSIX_mpi_accumulate_notify(const MPIR_Notify_acc_t * a, MPIR_Win * wi
             break;
     }
     MPIR_ERR_CHECK(mpi_errno);
-    mpi_errno = publish(r, intra, win, a->target_rank, tag, a->bytes);
+    mpi_errno = complete_request(a->request);
+    MPIR_ERR_CHECK(mpi_errno);
+    if (ring)
+        mpi_errno = publish(r, intra, win, a->target_rank, tag, a->bytes);
+    else
+        mpi_errno = MPIDIG_notify_only(win, a->target_rank, tag, a->bytes);
   fn_fail:
     return mpi_errno;
 }

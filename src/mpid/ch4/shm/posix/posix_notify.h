@@ -34,13 +34,16 @@ int MPIDI_POSIX_notify_poll_win(MPIR_Win * win);
 int MPIDI_POSIX_mpi_put_notify(const void *origin_addr, int origin_count,
                                MPI_Datatype origin_datatype, int target_rank,
                                MPI_Aint target_disp, int target_count,
-                               MPI_Datatype target_datatype, MPIR_Win * win, int tag);
+                               MPI_Datatype target_datatype, MPIR_Win * win, int tag,
+                               MPIR_Request ** req);
 int MPIDI_POSIX_mpi_get_notify(void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
                                int target_rank, MPI_Aint target_disp, int target_count,
-                               MPI_Datatype target_datatype, MPIR_Win * win, int tag);
+                               MPI_Datatype target_datatype, MPIR_Win * win, int tag,
+                               MPIR_Request ** req);
 
-/* MPIDI_SHM_mpi_accumulate_notify: on the ring path, MPICH's shared-memory
- * accumulate (applied now, under the window's shm mutex), then the cell */
+/* MPIDI_SHM_mpi_accumulate_notify: where the plain accumulate is applied
+ * at once (shared segment, or the origin itself), the same, then a ring
+ * cell or a generic notification alone; else the generic path */
 int MPIDI_POSIX_mpi_accumulate_notify(const MPIR_Notify_acc_t * acc, MPIR_Win * win,
                                       MPIDI_winattr_t winattr, int tag);
 

@@ -16,14 +16,15 @@ MPL_STATIC_INLINE_PREFIX int MPIDI_SHM_mpi_put_notify(const void *origin_addr, i
                                                       int target_count,
                                                       MPI_Datatype target_datatype,
                                                       MPIR_Win * win, MPIDI_winattr_t winattr,
-                                                      int tag)
+                                                      int tag, MPIR_Request ** req)
 {
 #ifdef MPIDI_ENABLE_AM_ONLY
     return MPIDIG_mpi_put_notify(origin_addr, origin_count, origin_datatype, target_rank,
-                                 target_disp, target_count, target_datatype, win, tag);
+                                 target_disp, target_count, target_datatype, win, tag, req);
 #else
     return MPIDI_POSIX_mpi_put_notify(origin_addr, origin_count, origin_datatype, target_rank,
-                                      target_disp, target_count, target_datatype, win, tag);
+                                      target_disp, target_count, target_datatype, win, tag,
+                                      req);
 #endif
 }
 
@@ -33,14 +34,15 @@ MPL_STATIC_INLINE_PREFIX int MPIDI_SHM_mpi_get_notify(void *origin_addr, int ori
                                                       int target_count,
                                                       MPI_Datatype target_datatype,
                                                       MPIR_Win * win, MPIDI_winattr_t winattr,
-                                                      int tag)
+                                                      int tag, MPIR_Request ** req)
 {
 #ifdef MPIDI_ENABLE_AM_ONLY
     return MPIDIG_mpi_get_notify(origin_addr, origin_count, origin_datatype, target_rank,
-                                 target_disp, target_count, target_datatype, win, tag);
+                                 target_disp, target_count, target_datatype, win, tag, req);
 #else
     return MPIDI_POSIX_mpi_get_notify(origin_addr, origin_count, origin_datatype, target_rank,
-                                      target_disp, target_count, target_datatype, win, tag);
+                                      target_disp, target_count, target_datatype, win, tag,
+                                      req);
 #endif
 }
 
