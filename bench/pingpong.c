@@ -27,6 +27,14 @@
  *               flush; target polls it with MPI_Fetch_and_op(MPI_NO_OP)
  *   put_flag    MPI_Put + flush + MPI_Put of a flag + flush; target polls
  *               the flag with MPI_Get + flush
+ *   acc_notify  MPI_Accumulate_notify (MPI_SUM of int64s) + MPI_Win_flush;
+ *               target MPI_Start + MPI_Wait
+ *   acc_flush_send  MPI_Accumulate + flush + zero-byte MPI_Send / MPI_Recv
+ *   fop_notify  MPI_Fetch_and_op_notify (+1 on an int64) + flush; target
+ *               MPI_Start + MPI_Wait (one element whatever the size)
+ *   fop_poll    the one-sided idiom: MPI_Fetch_and_op (+1) on the peer's
+ *               counter + flush; the peer polls it with
+ *               MPI_Fetch_and_op(MPI_NO_OP) (one element whatever the size)
  * Output: one line per (mode, size) with the median half round trip, the 10th
  * and 90th percentiles (us), and the ratio of the median to put_notify. */
 #include <mpi.h>
@@ -36,22 +44,25 @@
 #include "bench_util.h"
 
 enum { SENDRECV, PUT_NOTIFY, GET_NOTIFY, PSCW, FENCE, PUT_FLUSH_SEND, BOUND, PUT_COUNTER,
-    GET_COUNTER, PUT_ACC, PUT_FLAG, NMODES
+    GET_COUNTER, PUT_ACC, PUT_FLAG, ACC_NOTIFY, ACC_FLUSH_SEND, FOP_NOTIFY, FOP_POLL, NMODES
 };
 static const char *const mode_names[NMODES] = { "sendrecv", "put_notify", "get_notify", "pscw",
-    "fence", "put_flush_send", "bound", "put_counter", "get_counter", "put_acc", "put_flag"
+    "fence", "put_flush_send", "bound", "put_counter", "get_counter", "put_acc", "put_flag",
+    "acc_notify", "acc_flush_send", "fop_notify", "fop_poll"
 };
 /* 1: the mode keeps the window in a lock_all epoch */
 static const int passive[NMODES] = {[PUT_NOTIFY] = 1,[GET_NOTIFY] = 1,[PUT_FLUSH_SEND] = 1,
-    [BOUND] = 1,[PUT_COUNTER] = 1,[GET_COUNTER] = 1,[PUT_ACC] = 1,[PUT_FLAG] = 1
+    [BOUND] = 1,[PUT_COUNTER] = 1,[GET_COUNTER] = 1,[PUT_ACC] = 1,[PUT_FLAG] = 1,
+    [ACC_NOTIFY] = 1,[ACC_FLUSH_SEND] = 1,[FOP_NOTIFY] = 1,[FOP_POLL] = 1
 };
 
 static int rank, peer;
 static MPI_Win win;
 static char *wbuf;              /* window: [0, max) inbox, then the int64 counter of
-                                 * put_acc and the int64 flag of put_flag */
-static MPI_Aint acc_disp, flag_disp;
-static int64_t acc_seen;        /* put_acc: increments of my counter so far */
+                                 * put_acc and fop_poll, the int64 flag of put_flag and
+                                 * the int64 fop_notify adds to */
+static MPI_Aint acc_disp, flag_disp, fop_disp;
+static int64_t acc_seen;        /* put_acc, fop_poll: increments of my counter so far */
 static char *lbuf;              /* local source/destination */
 static MPI_Group peer_group;
 static MPI_Request nreq;        /* notify request for the peer, tag 1 */
@@ -175,6 +186,49 @@ static void round_trip(int mode, int size, unsigned iter)
                     while (read_own(flag_disp, 0) != (int64_t) iter + 1);
                 }
                 break;
+            case ACC_NOTIFY:
+                if (sending) {
+                    MPI_Accumulate_notify(lbuf, size / 8, MPI_INT64_T, peer, 0, size / 8,
+                                          MPI_INT64_T, MPI_SUM, win, 1);
+                    MPI_Win_flush(peer, win);
+                } else {
+                    MPI_Start(&nreq);
+                    MPI_Wait(&nreq, MPI_STATUS_IGNORE);
+                }
+                break;
+            case ACC_FLUSH_SEND:
+                if (sending) {
+                    MPI_Accumulate(lbuf, size / 8, MPI_INT64_T, peer, 0, size / 8, MPI_INT64_T,
+                                   MPI_SUM, win);
+                    MPI_Win_flush(peer, win);
+                    MPI_Send(NULL, 0, MPI_BYTE, peer, 1, MPI_COMM_WORLD);
+                } else {
+                    MPI_Recv(NULL, 0, MPI_BYTE, peer, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+                }
+                break;
+            case FOP_NOTIFY:
+                if (sending) {
+                    const int64_t one = 1;
+                    int64_t old;
+                    MPI_Fetch_and_op_notify(&one, &old, MPI_INT64_T, peer, fop_disp, MPI_SUM, win,
+                                            1);
+                    MPI_Win_flush(peer, win);
+                } else {
+                    MPI_Start(&nreq);
+                    MPI_Wait(&nreq, MPI_STATUS_IGNORE);
+                }
+                break;
+            case FOP_POLL:
+                if (sending) {
+                    const int64_t one = 1;
+                    int64_t old;
+                    MPI_Fetch_and_op(&one, &old, MPI_INT64_T, peer, acc_disp, MPI_SUM, win);
+                    MPI_Win_flush(peer, win);
+                } else {
+                    acc_seen++;
+                    while (read_own(acc_disp, 1) < acc_seen);
+                }
+                break;
             case BOUND:
                 if (sending) {
                     lbuf[size - 1] = mark;
@@ -225,7 +279,7 @@ int main(int argc, char **argv)
         {"-max", BU_INT, &max, "largest message in bytes, doubling from -min (1048576)"},
         {"-modes", BU_STRING, &modes, "comma-separated subset of sendrecv,put_notify,"
          "get_notify,pscw,fence,put_flush_send,bound,put_counter,get_counter,put_acc,"
-         "put_flag (all)"},
+         "put_flag,acc_notify,acc_flush_send,fop_notify,fop_poll (all)"},
         {"-csv", BU_STRING, &csv, "also write the results to this CSV file"},
     };
     int nranks;
@@ -256,10 +310,11 @@ int main(int argc, char **argv)
     peer = 1 - rank;
     acc_disp = (max + 7) / 8 * 8;
     flag_disp = acc_disp + 8;
-    MPI_Win_allocate(flag_disp + 8, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &wbuf, &win);
+    fop_disp = flag_disp + 8;
+    MPI_Win_allocate(fop_disp + 8, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &wbuf, &win);
     lbuf = malloc(max);
     memset(lbuf, 1, max);
-    memset(wbuf, 0, flag_disp + 8);
+    memset(wbuf, 0, fop_disp + 8);
     MPIX_Win_create_notify(win, 1);
     MPI_Group world;
     MPI_Comm_group(MPI_COMM_WORLD, &world);
