@@ -13,7 +13,9 @@
  *      for the target's answer;
  *   3. request and plain notified calls from one origin keep issue order;
  *      the requests complete in MPI_Waitall / MPI_Testall beside others;
- *   4. the counter twins count, MPI_PROC_NULL gives a completed request.
+ *   4. the counter twins count, MPI_PROC_NULL gives a completed request;
+ *   5. a notified get with a dense non-contiguous origin (two 32 KiB
+ *      blocks) completes and reads the right data.
  */
 #include "na_test.h"
 #include <stdint.h>
@@ -115,6 +117,46 @@ static void reuse(void)
         MPI_Type_free(&strided);
         MPI_Barrier(MPI_COMM_WORLD);
     }
+}
+
+/* 5: a dense non-contiguous origin (two 32 KiB blocks: MPICH's iovec
+ * path on libfabric, whose request never completed in 4.0.2 and hung the
+ * flush of a notified get) */
+static void dense(void)
+{
+    enum { NB = 4096, ST = 5000 };
+    MPI_Datatype two;
+    MPI_Type_vector(2, NB, ST, MPI_INT64_T, &two);
+    MPI_Type_commit(&two);
+    if (rank == 0)
+        for (int i = 0; i < 2 * NB; i++)
+            base[i] = 1000000 + i;
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == 1) {
+        int64_t *b = malloc((ST + NB) * sizeof(int64_t));
+        for (int k = 0; k < 2; k++) {
+            MPI_Request r = MPI_REQUEST_NULL;
+            memset(b, 0, (ST + NB) * sizeof(int64_t));
+            MPI_OK(MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, win));
+            if (k == 0)
+                MPI_OK(MPI_Get_notify(b, 1, two, 0, 0, 2 * NB, MPI_INT64_T, win, T_DATA));
+            else
+                MPI_OK(MPI_Rget_notify(b, 1, two, 0, 0, 2 * NB, MPI_INT64_T, win, T_DATA, &r));
+            MPI_OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
+            MPI_OK(MPI_Win_unlock(0, win));
+            int bad = 0;
+            for (int i = 0; i < 2 * NB; i++)
+                bad += b[(i / NB) * ST + i % NB] != 1000000 + i;
+            CHECK(!bad, "5: %s: %d of %d elements wrong", k ? "rget_notify" : "get_notify", bad,
+                  2 * NB);
+        }
+        free(b);
+    } else if (rank == 0) {
+        wait_one(T_DATA, MPI_STATUS_IGNORE);
+        wait_one(T_DATA, MPI_STATUS_IGNORE);
+    }
+    MPI_Type_free(&two);
+    MPI_Barrier(MPI_COMM_WORLD);
 }
 
 /* 2: the notification reaches the target before the origin waits */
@@ -246,6 +288,7 @@ int main(int argc, char **argv)
     independent();
     order(20);
     counters(20);
+    dense();
     MPI_OK(MPI_Win_free(&win));
     return na_finish();
 }

@@ -4,6 +4,7 @@
  *
  *   rma_fuzz [-seed S] [-n N] [-max-ops K] [-start I] [-v] [-ops ID,...]
  *            [-shrink-time SEC] [-max-shrink F] [-shrink-tries R] [-watchdog SEC]
+ *            [-stock-rput-bug]
  *
  *   -seed S, -n N     programs S:0 .. S:N-1 (default seed 1, N 200);
  *                     -start I begins at program I instead of 0
@@ -15,6 +16,9 @@
  *                     shrink the first F failing programs (default 1)
  *   -shrink-tries R   runs per shrink candidate (default 2P+1, see jitter)
  *   -watchdog SEC     a program that takes longer is reported as a hang
+ *   -stock-rput-bug   also generate MPI_Rput / MPI_Rget with a sparse origin and a
+ *                     dense target datatype, which crash MPICH 4.0.2 on libfabric
+ *                     (test/fuzz/README, failure 4; left out by default)
  *
  * Every rank derives the same random program from (seed, program index):
  * a few phases of MPI_Put / MPI_Get / MPI_Accumulate / MPI_Get_accumulate /
@@ -25,10 +29,17 @@
  * MPIX_Accumulate_notify, MPIX_Get_accumulate_notify: the window gets
  * counters with MPIX_Win_create_notify), on one window, each phase
  * synchronised by fences, per-target lock/unlock, lock_all/unlock_all with
- * flushes, or post/start/complete/wait.  Programs are correct MPI by
- * construction (section 3), so their outcome is determined: a sequential
- * model (section 5), computed identically on every rank, gives the window
- * contents after every synchronisation point, every get/fetch result, what
+ * flushes, or post/start/complete/wait.  In the passive-target phases the
+ * puts, gets and (get-)accumulates are also request-based, in every dialect:
+ * MPI_Rput, MPI_Rget, MPI_Raccumulate, MPI_Rget_accumulate, MPI_Rput_notify,
+ * ..., MPIX_Rput_notify, ...; their requests are completed (MPI_Wait, MPI_Test,
+ * MPI_Waitall, MPI_Testall, MPI_Waitany, MPI_Waitsome; at once or a few
+ * accesses later, or after the epoch), and as each completes, what it
+ * fetched is checked and its origin buffer reused, before any flush.
+ * Programs are correct MPI by construction (section 3), so their outcome is
+ * determined: a sequential model (section 5), computed identically on every
+ * rank, gives the window contents after every synchronisation point, every
+ * get/fetch result (checked where a flush or its request completes it), what
  * every notification request must match and every counter's value (also
  * after MPIX_Win_set_notify and re-attaching).  The executor (section 6)
  * runs the program on the real library and compares.  A failing program is
@@ -179,6 +190,18 @@ static int td_span(const tdesc_t * t)
     return n ? off[n - 1] + 1 : 0;
 }
 
+/* certainly not contiguous as an MPI datatype (gaps between its blocks) */
+static int td_sparse(const tdesc_t * t)
+{
+    if (t->shape == SH_VECTOR)
+        return t->nblk > 1 && t->stride > t->blen;
+    if (t->shape == SH_INDEXED)
+        for (int b = 1; b < t->nblk; b++)
+            if (t->displs[b] > t->displs[b - 1] + t->blens[b - 1])
+                return 1;
+    return 0;
+}
+
 static void td_contig(tdesc_t * t, int n)
 {
     memset(t, 0, sizeof *t);
@@ -201,6 +224,33 @@ static const char *kname[NKINDS][NNT] = {
     {"fetch_and_op", "fetch_and_op_notify", NULL},      /* no MPIX_ dialect */
     {"compare_and_swap", "compare_and_swap_notify", NULL}
 };
+
+/* The request-based forms (MPI_Rput, ..., MPI_Rput_notify, ...,
+ * MPIX_Rput_notify, ...: o->req) of the kinds that have one, listed by these
+ * names; only in passive-target phases (lock, lock_all), where REQ_PCT of the
+ * accesses of those kinds take them. */
+static const char *rkname[K_GACC + 1][NNT] = {
+    {"rput", "rput_notify", "rput_counter"},
+    {"rget", "rget_notify", "rget_counter"},
+    {"raccumulate", "raccumulate_notify", "raccumulate_counter"},
+    {"rget_accumulate", "rget_accumulate_notify", "rget_accumulate_counter"}
+};
+
+#define REQ_PCT 35
+
+/* MPICH 4.0.2's own MPI_Rput / MPI_Rget crash on libfabric (ch4/ofi pack
+ * path: MPIDI_OFI_pack_put / pack_get never create the request,
+ * pmodels/mpich#7890, fixed upstream by #7893) when the origin datatype is
+ * sparse and the target's dense; test/fuzz/README, failure 4.  Not
+ * generated unless -stock-rput-bug (the notified twins are). */
+static int stock_rput_bug = 0;
+
+/* has a request-based form (MPI_Rput, MPI_Rget, MPI_Raccumulate,
+ * MPI_Rget_accumulate and their notified twins) */
+static int k_hasreq(int k)
+{
+    return k == K_PUT || k == K_GET || k == K_ACC || k == K_GACC;
+}
 
 /* notified accesses are the point: they get the largest share (both
  * dialects together about 60%: puts and gets about 43%, accumulates 20%);
@@ -256,6 +306,8 @@ typedef struct {
     uint32_t nr;                /* random bits for the notification plan */
     int nt;                     /* NT_*: how it notifies */
     int cidx;                   /* NT_CTR: the target's counter */
+    int req;                    /* the request-based form (MPI_Rput ...): completed by an
+                                 * I_RWAIT item of its origin, or by a flush before that */
 } op_t;
 
 /* tagged notification (matched by requests) */
@@ -273,21 +325,31 @@ static int is_counted(const op_t * o)
 /* the name of the call, as listed: "put_counter", "fetch_and_op_notify" */
 static const char *oname(const op_t * o)
 {
-    return kname[o->kind][o->nt];
+    return o->req ? rkname[o->kind][o->nt] : kname[o->kind][o->nt];
 }
 
 /* One entry of a rank's stream in a phase. */
 enum { I_OP, I_FLUSH, I_FLUSH_LOCAL, I_FLUSH_ALL, I_FLUSH_LOCAL_ALL, I_LOCK, I_UNLOCK,
     I_LOCK_ALL, I_UNLOCK_ALL, I_FENCE, I_POST, I_START, I_COMPLETE, I_WAIT, I_NSTART, I_NWAIT,
-    I_DELAY
+    I_DELAY, I_RWAIT
 };
+/* I_RWAIT: complete the requests of the request-based accesses rops[0..nrops)
+ * (those kept) with one of these; then check what they fetched and reuse
+ * (overwrite) their origin buffers at once, before any flush */
+enum { RW_WAIT, RW_TEST, RW_WAITALL, RW_TESTALL, RW_WAITANY, RW_WAITSOME, NRW };
+static const char *rwname[NRW] = { "MPI_Wait", "MPI_Test loop", "MPI_Waitall",
+    "MPI_Testall loop", "MPI_Waitany loop", "MPI_Waitsome loop"
+};
+
+#define MAXRW 4         /* requests per I_RWAIT item */
 typedef struct {
     int kind;
     int target;                 /* flush, lock, unlock */
     int arg;                    /* lock: MPI_LOCK_*; fence: epoch it closes, -1 opening;
-                                 * delay: microseconds */
+                                 * delay: microseconds; rwait: RW_* */
     int op;                     /* I_OP */
     int rid;                    /* flush or delay the shrinker may remove: its index, else -1 */
+    int nrops, rops[MAXRW];     /* I_RWAIT: the accesses whose requests it completes */
 } item_t;
 
 enum { PH_FENCE, PH_LOCK, PH_LOCKALL, PH_PSCW };
@@ -390,7 +452,10 @@ static void prog_free(prog_t * p)
  * get_notify / get_counter, accumulate_notify / accumulate_counter, ...) are
  * puts, gets and accumulates here: the notification changes nothing in the
  * rules (a notified and a plain accumulate are ordered and atomic as two
- * plain ones, doc/notified-access.md).  Counters need no rule: increments
+ * plain ones, doc/notified-access.md).  The request-based forms (MPI_Rput,
+ * MPI_Rput_notify, MPIX_Rput_notify, ...) are the same accesses: their
+ * request's completion is local completion only (as flush_local), so it
+ * never counts as a flush here.  Counters need no rule: increments
  * commute, and they are only read (exactly) once the phase's counted
  * accesses are complete, or waited for until they reach the phase's total.
  */
@@ -510,6 +575,7 @@ typedef struct {
     cstate_t *cs;
     unsigned char *scratch[MAXP];       /* windows as generated so far (CAS compare values) */
     int phase, epoch;
+    int *rpend[MAXP], nrpend[MAXP];     /* request-based accesses not yet given an I_RWAIT */
 } gen_t;
 
 static void model_apply(const prog_t * p, const op_t * o, unsigned char *tw,
@@ -529,6 +595,7 @@ static item_t *emit(prog_t * p, phase_t * ph, int r, int kind, int target, int a
     it->arg = arg;
     it->op = op;
     it->rid = removable ? p->nrem++ : -1;
+    it->nrops = 0;
     return it;
 }
 
@@ -665,6 +732,8 @@ static int gen_op(gen_t * g, phase_t * ph, int o, int t, int mode, int locktype)
         c.origin = o;
         c.target = t;
         c.kind = pick_kind(&g->r, &c.nt);
+        /* request-based RMA is only legal in passive-target epochs */
+        c.req = mode != GM_NOFLUSH && k_hasreq(c.kind) && rpct(&g->r, REQ_PCT);
         c.basic = rpct(&g->r, 30) ? B_LONG : B_INT;
         int x = rbelow(&g->r, 5);
         switch (c.kind) {
@@ -716,6 +785,9 @@ static int gen_op(gen_t * g, phase_t * ph, int o, int t, int mode, int locktype)
             if (c.kind == K_GACC)
                 gen_tdesc(&g->r, &c.rt, c.n, 4 * c.n + 8);
         }
+        if (c.req && c.nt == NT_NONE && (k_putlike(c.kind) || k_getlike(c.kind)) &&
+            !stock_rput_bug && c.ot.shape != SH_CONTIG && !td_sparse(&c.tt))
+            td_contig(&c.ot, c.n);      /* see stock_rput_bug */
         c.dseed = rnext(&g->r);
         c.nr = (uint32_t) rnext(&g->r);
         if (is_counted(&c))
@@ -744,9 +816,41 @@ static int gen_op(gen_t * g, phase_t * ph, int o, int t, int mode, int locktype)
         p->ops[c.id] = c;
         model_apply(p, &c, g->scratch[t], NULL, 0, 0);
         emit(p, ph, o, I_OP, t, 0, c.id, 0);
+        if (c.req)
+            g->rpend[o][g->nrpend[o]++] = c.id;
         return c.id;
     }
     return -1;
+}
+
+/* Complete request-based accesses of origin o that have none yet: all of
+ * them, or a random few (at least the latest), each item (up to MAXRW
+ * requests) with a random call. */
+static void gen_rwait(gen_t * g, phase_t * ph, int o, int all)
+{
+    int *pend = g->rpend[o], n = g->nrpend[o], take[1024], nt = 0, m = 0;
+    if (!n)
+        return;
+    for (int i = 0; i < n; i++) {
+        if (all || (nt < MAXRW && (rpct(&g->r, 60) || (i == n - 1 && !nt))))
+            take[nt++] = pend[i];
+        else
+            pend[m++] = pend[i];
+    }
+    g->nrpend[o] = m;
+    for (int i = 0; i < nt; i += MAXRW) {
+        item_t *it = emit(g->p, ph, o, I_RWAIT, -1, rbelow(&g->r, NRW), -1, 0);
+        for (int j = i; j < nt && j < i + MAXRW; j++)
+            it->rops[it->nrops++] = take[j];
+    }
+}
+
+/* after an access in a passive-target phase: often complete some pending
+ * requests at once (before any flush), else leave them for later */
+static void gen_rwait_some(gen_t * g, phase_t * ph, int o)
+{
+    if (g->nrpend[o] && rpct(&g->r, 60))
+        gen_rwait(g, ph, o, 0);
 }
 
 /* A busy wait outside MPI.  It changes nothing in the outcome, but a rank
@@ -838,8 +942,13 @@ static void gen_phase(gen_t * g, int phi, int nops)
                     t = rbelow(r, P);
                     emit(p, ph, o, I_LOCK, t, lt, -1, 0);
                     for (int i = 0; i < m; i++)
-                        if (gen_op(g, ph, o, t, GM_LOCK, lt) >= 0)
+                        if (gen_op(g, ph, o, t, GM_LOCK, lt) >= 0) {
+                            gen_rwait_some(g, ph, o);
                             gen_extra_sync(g, ph, o, t, GM_LOCK);
+                        }
+                    /* the rest before the unlock, or later (after it) */
+                    if (rpct(r, 30))
+                        gen_rwait(g, ph, o, 1);
                     emit(p, ph, o, I_UNLOCK, t, 0, -1, 0);
                     cs_flush(g->cs, o, t);
                     left -= m;
@@ -849,8 +958,10 @@ static void gen_phase(gen_t * g, int phi, int nops)
                 for (int i = 0; i < left; i++) {
                     if (rpct(r, 50))    /* same target again half of the time */
                         t = rbelow(r, P);
-                    if (gen_op(g, ph, o, t, mode, 0) >= 0)
+                    if (gen_op(g, ph, o, t, mode, 0) >= 0) {
+                        gen_rwait_some(g, ph, o);
                         gen_extra_sync(g, ph, o, t, mode);
+                    }
                 }
             }
         }
@@ -864,6 +975,7 @@ static void gen_phase(gen_t * g, int phi, int nops)
      * waits cannot form a cycle.  Fence and PSCW wait after the epoch, since
      * MPI may delay the transfers until then. */
     for (int o = 0; o < P; o++) {
+        int cstart = ph->nit[o];
         gen_delay(g, ph, o, 25);
         switch (ph->kind) {
             case PH_LOCKALL:
@@ -883,6 +995,18 @@ static void gen_phase(gen_t * g, int phi, int nops)
                 break;
             default:
                 emit(p, ph, o, I_NWAIT, -1, 0, -1, 0);
+        }
+        /* the requests of request-based accesses still pending: completed
+         * somewhere in the closing sequence (in or after the epoch) */
+        if (g->nrpend[o]) {
+            int n0 = ph->nit[o], pos = cstart + rbelow(r, n0 - cstart + 1);
+            gen_rwait(g, ph, o, 1);
+            /* move the new items (at the end) to pos */
+            int nn = ph->nit[o] - n0;
+            item_t tmp[1024 / MAXRW + 1];
+            memcpy(tmp, &ph->it[o][n0], nn * sizeof(item_t));
+            memmove(&ph->it[o][pos + nn], &ph->it[o][pos], (n0 - pos) * sizeof(item_t));
+            memcpy(&ph->it[o][pos], tmp, nn * sizeof(item_t));
         }
         /* start the requests somewhere before the wait */
         int wpos = 0;
@@ -915,6 +1039,7 @@ static void gen_program(prog_t * p, uint64_t seed, long index, int P, int max_op
     for (int r = 0; r < P; r++) {
         g.scratch[r] = malloc(p->nslots * 4);
         win_init_image(p, r, g.scratch[r]);
+        g.rpend[r] = malloc(sizeof(int) * (max_ops + 1));
     }
     int total = 1 + rbelow(&g.r, max_ops);
     p->nph = 1 + rbelow(&g.r, MAXPH);
@@ -925,8 +1050,10 @@ static void gen_program(prog_t * p, uint64_t seed, long index, int P, int max_op
         share[i < p->nph ? i : rbelow(&g.r, p->nph)]++;     /* every phase gets one */
     for (int i = 0; i < p->nph; i++)
         gen_phase(&g, i, share[i]);
-    for (int r = 0; r < P; r++)
+    for (int r = 0; r < P; r++) {
         free(g.scratch[r]);
+        free(g.rpend[r]);
+    }
     free(g.cs);
 }
 
@@ -1426,6 +1553,7 @@ typedef struct {
     unsigned char *base, *arena;
     MPI_Datatype *tt, *ot, *rt;
     int *out[MAXP], nout[MAXP], capout[MAXP];   /* issued, not yet complete, per target */
+    MPI_Request *rq;            /* [op] request-based accesses: their request until completed */
     MPI_Group wgroup;
 } exec_t;
 
@@ -1533,7 +1661,9 @@ static void who_wrote(const exec_t * x, int slot, uint32_t got, char *buf, size_
     const prog_t *p = x->p;
     uint32_t init;
     memcpy(&init, x->pl->init_win + 4 * slot, 4);
-    snprintf(buf, len, "%s", got == init ? " (= the initial value)" : "");
+    snprintf(buf, len, "%s", got == init ? " (= the initial value)" :
+             got == USED * 0x01010101u ? " (= the bytes an origin buffer is overwritten with once "
+             "complete: read after its flush or request completion)" : "");
     for (int i = p->nops - 1; i >= 0; i--) {
         const op_t *o = &p->ops[i];
         if (!x->keep[i] || o->target != x->me || !k_sends(o->kind) || o->kind == K_ACC)
@@ -1561,7 +1691,7 @@ static void check_window(exec_t * x, const unsigned char *exp, const int *lw, co
         uint32_t e, g;
         memcpy(&e, exp + 4 * s, 4);
         memcpy(&g, x->base + 4 * s, 4);
-        char from[80], who[96];
+        char from[80], who[160];
         if (lw[s] >= 0)
             snprintf(from, sizeof from, "last written by #%d %s", lw[s], oname(&x->p->ops[lw[s]]));
         else
@@ -1609,6 +1739,92 @@ static void complete_op(exec_t * x, int id)
     }
 }
 
+/* A request-based access whose request has just completed: what it fetched
+ * must be in its result buffer now, and its origin buffer may be reused at
+ * once (complete_op overwrites it: the target must still get the data).
+ * It leaves the list a flush would complete. */
+static void request_done(exec_t * x, int id)
+{
+    int t = x->p->ops[id].target, m = 0;
+    x->rq[id] = MPI_REQUEST_NULL;
+    complete_op(x, id);
+    for (int k = 0; k < x->nout[t]; k++)
+        if (x->out[t][k] != id)
+            x->out[t][m++] = x->out[t][k];
+    x->nout[t] = m;
+}
+
+/* The requests of the kept accesses of an I_RWAIT item, completed with the
+ * item's call; each is checked as soon as that call says it is complete
+ * (request_done), before any flush.  An access a flush completed earlier is
+ * checked again: nothing may have changed since. */
+static void complete_requests(exec_t * x, const item_t * it)
+{
+    int ids[MAXRW], n = 0, flag, left;
+    MPI_Request r[MAXRW];
+    MPI_Status sts[MAXRW];      /* (gcc warns of MPI_STATUSES_IGNORE's size) */
+    for (int i = 0; i < it->nrops; i++)
+        if (x->keep[it->rops[i]]) {
+            ids[n] = it->rops[i];
+            r[n++] = x->rq[it->rops[i]];
+        }
+    if (!n)
+        return;
+    sig_op = ids[0];
+    switch (it->arg) {
+        case RW_WAIT:
+        case RW_TEST:
+            for (int i = 0; i < n; i++) {
+                sig_op = ids[i];
+                if (it->arg == RW_WAIT)
+                    CALL(x, MPI_Wait(&r[i], MPI_STATUS_IGNORE));
+                else
+                    do
+                        CALL(x, MPI_Test(&r[i], &flag, MPI_STATUS_IGNORE));
+                    while (!flag);
+                request_done(x, ids[i]);
+            }
+            break;
+        case RW_WAITALL:
+        case RW_TESTALL:
+            if (it->arg == RW_WAITALL)
+                CALL(x, MPI_Waitall(n, r, sts));
+            else
+                do
+                    CALL(x, MPI_Testall(n, r, &flag, sts));
+                while (!flag);
+            for (int i = 0; i < n; i++)
+                request_done(x, ids[i]);
+            break;
+        default:               /* RW_WAITANY, RW_WAITSOME */
+            for (left = n; left > 0;) {
+                int outc = 0, got[MAXRW], idx;
+                if (it->arg == RW_WAITANY) {
+                    CALL(x, MPI_Waitany(n, r, &idx, MPI_STATUS_IGNORE));
+                    if (idx != MPI_UNDEFINED)
+                        got[outc++] = idx;
+                } else {
+                    CALL(x, MPI_Waitsome(n, r, &outc, got, sts));
+                    if (outc == MPI_UNDEFINED)
+                        outc = 0;
+                }
+                if (outc <= 0) {
+                    report(x, "%s returned no request while %d of %d were pending",
+                           rwname[it->arg], left, n);
+                    break;
+                }
+                for (int j = 0; j < outc; j++)
+                    request_done(x, ids[got[j]]);
+                left -= outc;
+            }
+    }
+    sig_op = -1;
+    for (int i = 0; i < n; i++)
+        if (r[i] != MPI_REQUEST_NULL)
+            report(x, "#%d %s: the request is not MPI_REQUEST_NULL after %s", ids[i],
+                   oname(&x->p->ops[ids[i]]), rwname[it->arg]);
+}
+
 static void complete_target(exec_t * x, int t)
 {
     for (int i = 0; i < x->nout[t]; i++)
@@ -1635,6 +1851,61 @@ static void issue(exec_t * x, int id)
     int tag = pl->tag[id], idx = o->cidx;
     sig_op = id;
 #define KN(k, nt) ((k) * NNT + (nt))
+    if (o->req) {
+        MPI_Request *rq = &x->rq[id];
+        switch (KN(o->kind, o->nt)) {
+            case KN(K_PUT, NT_NONE):
+                CALL(x, MPI_Rput(ob, oc, ot, t, o->disp, tc, tt, x->win, rq));
+                break;
+            case KN(K_GET, NT_NONE):
+                CALL(x, MPI_Rget(ob, oc, ot, t, o->disp, tc, tt, x->win, rq));
+                break;
+            case KN(K_ACC, NT_NONE):
+                CALL(x, MPI_Raccumulate(ob, oc, ot, t, o->disp, tc, tt, op, x->win, rq));
+                break;
+            case KN(K_GACC, NT_NONE):
+                CALL(x, MPI_Rget_accumulate(ob, oc, ot, rb, rc, rt, t, o->disp, tc, tt, op,
+                                            x->win, rq));
+                break;
+            case KN(K_PUT, NT_TAG):
+                CALL(x, MPI_Rput_notify(ob, oc, ot, t, o->disp, tc, tt, x->win, tag, rq));
+                break;
+            case KN(K_GET, NT_TAG):
+                CALL(x, MPI_Rget_notify(ob, oc, ot, t, o->disp, tc, tt, x->win, tag, rq));
+                break;
+            case KN(K_ACC, NT_TAG):
+                CALL(x, MPI_Raccumulate_notify(ob, oc, ot, t, o->disp, tc, tt, op, x->win, tag,
+                                               rq));
+                break;
+            case KN(K_GACC, NT_TAG):
+                CALL(x, MPI_Rget_accumulate_notify(ob, oc, ot, rb, rc, rt, t, o->disp, tc, tt,
+                                                   op, x->win, tag, rq));
+                break;
+            case KN(K_PUT, NT_CTR):
+                CALL(x, MPIX_Rput_notify(ob, oc, ot, t, o->disp, tc, tt, idx, x->win, rq));
+                break;
+            case KN(K_GET, NT_CTR):
+                CALL(x, MPIX_Rget_notify(ob, oc, ot, t, o->disp, tc, tt, idx, x->win, rq));
+                break;
+            case KN(K_ACC, NT_CTR):
+                CALL(x, MPIX_Raccumulate_notify(ob, oc, ot, t, o->disp, tc, tt, op, idx, x->win,
+                                                rq));
+                break;
+            case KN(K_GACC, NT_CTR):
+                CALL(x, MPIX_Rget_accumulate_notify(ob, oc, ot, rb, rc, rt, t, o->disp, tc, tt,
+                                                    op, idx, x->win, rq));
+                break;
+            default:
+                fprintf(stderr, "rma_fuzz: no request-based call for %s with notification %d\n",
+                        kname[o->kind][0], o->nt);
+                abort();
+        }
+        if (*rq == MPI_REQUEST_NULL)
+            report(x, "#%d %s returned MPI_REQUEST_NULL", id, oname(o));
+        sig_op = -1;
+        PUSH(x->out[t], x->nout[t], x->capout[t], id);
+        return;
+    }
     switch (KN(o->kind, o->nt)) {
         case KN(K_PUT, NT_NONE):
             CALL(x, MPI_Put(ob, oc, ot, t, o->disp, tc, tt, x->win));
@@ -2018,8 +2289,18 @@ static void exec_phase(exec_t * x, int phi)
             case I_DELAY:
                 spin_us(it->arg);
                 break;
+            case I_RWAIT:
+                complete_requests(x, it);
+                break;
         }
     }
+    /* the generator completes every request in the phase */
+    for (int i = ph->op0; i < ph->op1; i++)
+        if (x->keep[i] && x->rq[i] != MPI_REQUEST_NULL) {
+            report(x, "#%d %s: request still pending at the end of the phase (rma_fuzz bug?)",
+                   i, oname(&p->ops[i]));
+            CALL(x, MPI_Wait(&x->rq[i], MPI_STATUS_IGNORE));
+        }
     if (acc != MPI_GROUP_NULL)
         MPI_Group_free(&acc);
     if (exp != MPI_GROUP_NULL)
@@ -2045,11 +2326,44 @@ static void exec_phase(exec_t * x, int phi)
 typedef struct {
     long ops, notified, acc_notified, acc_counted, phases[4], req[4], pchk, scr;
     long counted, cchecks, cwaits, clb, csets, creattach, cpchk, cscr;
+    long rops[NNT], rcalls[NRW], rfetch, rreuse;        /* request-based accesses */
 } stats_t;
 
 static void add_stats(stats_t * st, const prog_t * p, const uint8_t * keep, const plan_t * pl)
 {
+    /* request completions, and which come before any flush, unlock (or
+     * flush_local) that completes the access anyway */
+    uint8_t *flushed = calloc(p->nops + 1, 1);
+    for (int phi = 0; phi < p->nph; phi++)
+        for (int r = 0; r < p->P && pl->live[phi]; r++)
+            for (int k = 0; k < p->ph[phi].nit[r]; k++) {
+                const item_t *it = &p->ph[phi].it[r][k];
+                if (it->rid >= 0 && !keep[p->nops + it->rid])
+                    continue;
+                int all = it->kind == I_FLUSH_ALL || it->kind == I_FLUSH_LOCAL_ALL ||
+                    it->kind == I_UNLOCK_ALL;
+                if (all || it->kind == I_FLUSH || it->kind == I_FLUSH_LOCAL || it->kind == I_UNLOCK)
+                    for (int i = p->ph[phi].op0; i < p->ph[phi].op1; i++)
+                        if (p->ops[i].origin == r && (all || p->ops[i].target == it->target))
+                            flushed[i] = 1;
+                if (it->kind != I_RWAIT)
+                    continue;
+                int n = 0;
+                for (int j = 0; j < it->nrops; j++) {
+                    int id = it->rops[j];
+                    if (!keep[id])
+                        continue;
+                    n++;
+                    if (!flushed[id]) {
+                        st->rfetch += k_fetches(p->ops[id].kind);
+                        st->rreuse += k_sends(p->ops[id].kind);
+                    }
+                }
+                st->rcalls[it->arg] += n > 0;
+            }
+    free(flushed);
     for (int i = 0; i < p->nops; i++) {
+        st->rops[p->ops[i].nt] += keep[i] && p->ops[i].req;
         st->ops += keep[i];
         st->acc_notified += keep[i] && k_acc(p->ops[i].kind) && is_tagged(&p->ops[i]);
         st->acc_counted += keep[i] && k_acc(p->ops[i].kind) && is_counted(&p->ops[i]);
@@ -2136,6 +2450,9 @@ static int run_program(const prog_t * p, const uint8_t * keep, int quiet, stats_
     }
     x.arena = malloc(pl.arena_bytes);
     memcpy(x.arena, pl.init_arena, pl.arena_bytes);
+    x.rq = malloc((p->nops + 1) * sizeof(MPI_Request));
+    for (int i = 0; i <= p->nops; i++)
+        x.rq[i] = MPI_REQUEST_NULL;
     MPI_Barrier(MPI_COMM_WORLD);
 
     for (int phi = 0; phi < p->nph; phi++)
@@ -2156,6 +2473,7 @@ static int run_program(const prog_t * p, const uint8_t * keep, int quiet, stats_
     free(x.ot);
     free(x.rt);
     free(x.arena);
+    free(x.rq);
     for (int t = 0; t < MAXP; t++)
         free(x.out[t]);
     plan_free(&pl);
@@ -2354,6 +2672,33 @@ static void print_program(FILE * f, const prog_t * p, const uint8_t * keep)
                     case I_DELAY:
                         snprintf(buf, sizeof buf, "busy-wait %d us outside MPI", it->arg);
                         break;
+                    case I_RWAIT:{
+                            /* "MPI_Waitall(requests of #3 rput_notify, #5 rget); as each
+                             * completes: check what it fetched, reuse (overwrite) its
+                             * origin buffer" */
+                            int nk = 0, nf = 0, ns = 0;
+                            for (int i = 0; i < it->nrops; i++)
+                                if (keep[it->rops[i]]) {
+                                    nk++;
+                                    nf += k_fetches(p->ops[it->rops[i]].kind);
+                                    ns += k_sends(p->ops[it->rops[i]].kind);
+                                }
+                            if (!nk)
+                                continue;
+                            int kk = snprintf(buf, sizeof buf, "%s%s(request%s of ", rwname[it->arg],
+                                              nk > 1 && it->arg <= RW_TEST ? " each" : "",
+                                              nk > 1 ? "s" : "");
+                            for (int i = 0, j = 0; i < it->nrops; i++)
+                                if (keep[it->rops[i]]) {
+                                    const op_t *o = &p->ops[it->rops[i]];
+                                    kk += snprintf(buf + kk, sizeof buf - kk, "%s#%d %s",
+                                                   j++ ? ", " : "", o->id, oname(o));
+                                }
+                            snprintf(buf + kk, sizeof buf - kk, "); as each completes:%s%s%s",
+                                     nf ? " check what it fetched" : "", nf && ns ? "," : "",
+                                     ns ? " reuse (overwrite) its origin buffer" : "");
+                            break;
+                        }
                     case I_NWAIT:{
                             static const char *how[] = { "MPI_Waitall", "MPI_Wait each",
                                 "MPI_Testall loop", "MPI_Test each"
@@ -2594,7 +2939,9 @@ static void usage(void)
 {
     fprintf(stderr, "usage: rma_fuzz [-seed S] [-n N] [-max-ops K] [-start I] [-v]\n"
             "                [-shrink-time SEC] [-max-shrink F] [-shrink-tries R] [-watchdog SEC]\n"
-            "                [-ops ID,ID,...]   (only these accesses of each program)\n");
+            "                [-ops ID,ID,...]   (only these accesses of each program)\n"
+            "                [-stock-rput-bug]  (also MPI_Rput/MPI_Rget with a sparse origin and\n"
+            "                                    a dense target: crash MPICH 4.0.2 on libfabric)\n");
 }
 
 int main(int argc, char **argv)
@@ -2613,6 +2960,10 @@ int main(int argc, char **argv)
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "-v")) {
             verbose = 1;
+            continue;
+        }
+        if (!strcmp(a, "-stock-rput-bug")) {
+            stock_rput_bug = 1;
             continue;
         }
         if (!v) {
@@ -2713,12 +3064,18 @@ int main(int argc, char **argv)
                "after notification: %ld written elements; overwritten after notification: %ld "
                "read elements; counters: %ld values checked, %ld waits, %ld order bounds, %ld set, "
                "%ld re-attached; checked after a counter: %ld written elements; overwritten after "
-               "a counter: %ld read elements\n",
+               "a counter: %ld read elements; request-based: %ld plain, %ld notified, %ld counted, "
+               "completed by %ld MPI_Wait, %ld MPI_Test, %ld MPI_Waitall, %ld MPI_Testall, "
+               "%ld MPI_Waitany, %ld MPI_Waitsome calls; at completion, before any flush: %ld "
+               "results checked, %ld origin buffers reused\n",
                (unsigned long long) seed, start, start + n - 1, P, el, stats.ops, stats.notified,
                stats.counted, stats.acc_notified, stats.acc_counted, stats.phases[PH_FENCE], stats.phases[PH_LOCK],
                stats.phases[PH_LOCKALL], stats.phases[PH_PSCW], stats.req[0], stats.req[1],
                stats.req[2], stats.req[3], stats.pchk, stats.scr, stats.cchecks, stats.cwaits,
-               stats.clb, stats.csets, stats.creattach, stats.cpchk, stats.cscr);
+               stats.clb, stats.csets, stats.creattach, stats.cpchk, stats.cscr, stats.rops[NT_NONE],
+               stats.rops[NT_TAG], stats.rops[NT_CTR], stats.rcalls[RW_WAIT], stats.rcalls[RW_TEST],
+               stats.rcalls[RW_WAITALL], stats.rcalls[RW_TESTALL], stats.rcalls[RW_WAITANY],
+               stats.rcalls[RW_WAITSOME], stats.rfetch, stats.rreuse);
         printf("rma_fuzz: %d of %ld programs failed", nfail, n);
         for (int i = 0; i < nfail && i < 8; i++)
             printf("%s%ld", i ? ", " : " (programs ", failed[i]);
