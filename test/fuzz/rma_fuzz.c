@@ -19,6 +19,9 @@
  *   -stock-rput-bug   also generate MPI_Rput / MPI_Rget with a sparse origin and a
  *                     dense target datatype, which crash MPICH 4.0.2 on libfabric
  *                     (test/fuzz/README, failure 4; left out by default)
+ *   -contig-plain-r   MPI_Rput / MPI_Rget only with contiguous datatypes: MPICH
+ *                     4.0.2's ch4:ucx completes their request at once for other
+ *                     ones (test/fuzz/README, failure 6; the suite sets it there)
  *
  * Every rank derives the same random program from (seed, program index):
  * a few phases of MPI_Put / MPI_Get / MPI_Accumulate / MPI_Get_accumulate /
@@ -244,6 +247,7 @@ static const char *rkname[K_GACC + 1][NNT] = {
  * sparse and the target's dense; test/fuzz/README, failure 4.  Not
  * generated unless -stock-rput-bug (the notified twins are). */
 static int stock_rput_bug = 0;
+static int contig_plain_r = 0;  /* -contig-plain-r */
 
 /* has a request-based form (MPI_Rput, MPI_Rget, MPI_Raccumulate,
  * MPI_Rget_accumulate and their notified twins) */
@@ -788,6 +792,11 @@ static int gen_op(gen_t * g, phase_t * ph, int o, int t, int mode, int locktype)
         if (c.req && c.nt == NT_NONE && (k_putlike(c.kind) || k_getlike(c.kind)) &&
             !stock_rput_bug && c.ot.shape != SH_CONTIG && !td_sparse(&c.tt))
             td_contig(&c.ot, c.n);      /* see stock_rput_bug */
+        if (c.req && c.nt == NT_NONE && (k_putlike(c.kind) || k_getlike(c.kind)) &&
+            contig_plain_r) {
+            td_contig(&c.ot, c.n);      /* see contig_plain_r; a contiguous */
+            td_contig(&c.tt, c.n);      /* target spans no more than before */
+        }
         c.dseed = rnext(&g->r);
         c.nr = (uint32_t) rnext(&g->r);
         if (is_counted(&c))
@@ -2941,7 +2950,8 @@ static void usage(void)
             "                [-shrink-time SEC] [-max-shrink F] [-shrink-tries R] [-watchdog SEC]\n"
             "                [-ops ID,ID,...]   (only these accesses of each program)\n"
             "                [-stock-rput-bug]  (also MPI_Rput/MPI_Rget with a sparse origin and\n"
-            "                                    a dense target: crash MPICH 4.0.2 on libfabric)\n");
+            "                                    a dense target: crash MPICH 4.0.2 on libfabric)\n"
+            "                [-contig-plain-r]  (MPI_Rput/MPI_Rget only with contiguous types)\n");
 }
 
 int main(int argc, char **argv)
@@ -2964,6 +2974,10 @@ int main(int argc, char **argv)
         }
         if (!strcmp(a, "-stock-rput-bug")) {
             stock_rput_bug = 1;
+            continue;
+        }
+        if (!strcmp(a, "-contig-plain-r")) {
+            contig_plain_r = 1;
             continue;
         }
         if (!v) {
