@@ -26,7 +26,7 @@ mkdir -p "$OUT/bin"
 [ -x "$PREFIX/bin/mpicc" ] || { echo "run-bench: no MPICH in $PREFIX (run make)" >&2; exit 2; }
 . "$TOP/test/transports.sh"
 
-for b in pingpong msgrate stencil tree overlap; do
+for b in pingpong msgrate stencil tree overlap workqueue; do
     "$PREFIX/bin/mpicc" -O2 -o "$OUT/bin/$b" "$TOP/bench/$b.c" -lm
 done
 "$PREFIX/bin/mpicc" -O2 -o "$OUT/bin/cholesky" "$TOP/bench/cholesky.c" -llapack -lblas -lm
@@ -41,7 +41,7 @@ run() {
     shift
     echo "== $name on $tr =="
     local np=2
-    [ "$name" = stencil ] || [ "$name" = tree ] || [ "$name" = cholesky ] && np=$NP
+    case $name in stencil | tree | cholesky | workqueue) np=$NP ;; esac
     local mpiexec=$PREFIX/bin/mpiexec
     [[ $tr == netns* ]] && mpiexec=$TOP/test/netns/run.sh   # rank i in namespace i
     env "${envs[@]}" PREFIX="$PREFIX" "$mpiexec" -n "$np" "$OUT/bin/$name" "$@" \
@@ -78,10 +78,12 @@ for tr in "${transports[@]}"; do
     [[ $tr == netns* ]] && continue   # two hosts: the ping-pong only
     if [ "$tr" = tcp-am ] || [ "$tr" = tcp-cmpl ]; then   # for comparison: ping-pong and matching cost
         run msgrate "$tr" "${env[@]}" -- -posted 1,100,10000
+        run workqueue "$tr" "${env[@]}" -- -n "$ITERS"
         continue
     fi
     run msgrate "$tr" "${env[@]}" -- -posted 1,100,10000
     run overlap "$tr" "${env[@]}" -- -n 200
+    run workqueue "$tr" "${env[@]}" -- -n "$ITERS"
     run stencil "$tr" "${env[@]}" --
     run tree "$tr" "${env[@]}" --
     run jacobi "$tr" "${env[@]}" -- -n "${JACOBI_POINTS:-200}" -iters "${JACOBI_ITERS:-5000}" -mode all -reps 5

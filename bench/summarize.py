@@ -34,6 +34,11 @@ for tr in TRANSPORTS:
     if mr:
         lines.append(f"msgrate        {tr:8} ns/notification at " +
                      ", ".join(f"{x['posted']} posted: {x['ns_per_notification']}" for x in mr))
+    wq = rows("workqueue", tr)
+    if wq:
+        lines.append(f"workqueue      {tr:8} us/item ({wq[0]['producers']} producer(s)) " +
+                     "  ".join(f"{x['mode']}={float(x['consumer_us_per_item']):.2f}"
+                               f"({float(x['ratio_to_fop_notify']):.2f}x)" for x in wq))
     for name, key in (("stencil", "time_s"), ("tree", "median_us"), ("cholesky", "time_s")):
         rr = rows(name, tr)
         if not rr:

@@ -633,7 +633,10 @@ int MPIDI_OFI_notify_accumulate(const MPIR_Notify_acc_t * a, MPIR_Win * win, MPI
     mpi_errno = path_state(win, a->target_rank, &nw);
     MPIR_ERR_CHECK(mpi_errno);
     if (!nw) {
-        if (MPIDI_OFI_ENABLE_ATOMICS) {
+        /* only a window whose plain accumulates may be native atomics
+         * (ofi_rma.h's test) has any to drain */
+        if (MPIDI_OFI_ENABLE_RMA && MPIDI_OFI_ENABLE_ATOMICS &&
+            (winattr & MPIDI_WINATTR_ACCU_NO_SHM)) {
             MPID_THREAD_CS_ENTER(VCI, MPIDI_VCI(vni).lock);
             mpi_errno = MPIDI_OFI_win_do_progress(win, vni);
             MPID_THREAD_CS_EXIT(VCI, MPIDI_VCI(vni).lock);
