@@ -4,7 +4,7 @@
 # across two network-namespace "hosts" (test/netns/), then a curated subset
 # of MPICH's own test/mpi against the patched build.
 #
-#   SUITE=all|unit|notify|netns|mpich   which part (default all)
+#   SUITE=all|unit|notify|netns|instr|mpich   which part (default all)
 #   CONFIGS=shm,tcp,...      transport configurations for our tests
 #   TESTS=REGEX              only tests whose name matches
 #   NA_TIMEOUT_SCALE=N       multiply every timeout (slow machines)
@@ -403,6 +403,37 @@ run_build_checks() {
     done
 }
 
+# ------------------------------------------------------------------ instruction budget
+# Instructions per 8-byte message (origin + target MPI calls, callgrind,
+# bench/instr-count.sh) against test/instr-budget.txt: more than 10 % over a
+# budget fails.  Counts repeat from run to run; times do not.  Only on the
+# main ch4:ofi build (sanitizers and ch4:ucx count other code).
+run_instr_budget() {
+    echo "== instruction budget (callgrind) =="
+    [[ instr_budget =~ $TESTS ]] || return 0
+    if [ -n "$VARIANT" ] || [[ $DEVICE != ch4:ofi* ]]; then
+        skip "instr_budget" "only on the main ch4:ofi build"
+        return
+    fi
+    local log=$OUT/logs/instr_budget.log start=$(date +%s) mode budget count
+    if ! TOP="$TOP" PREFIX="$PREFIX" INSTR_OUT="$OUT/instr" timeout $((600 * SCALE)) \
+        bash "$TOP/bench/instr-count.sh" >"$log" 2>&1; then
+        fail "instr_budget" "bench/instr-count.sh failed" "$log"
+        return
+    fi
+    while read -r mode budget; do
+        [[ -z $mode || $mode == \#* ]] && continue
+        count=$(awk -v m="$mode" '$1 == m {print $4}' "$log")
+        if [ -z "$count" ]; then
+            fail "instr_budget $mode" "not counted" "$log"
+        elif [ $((count * 10)) -gt $((budget * 11)) ]; then
+            fail "instr_budget $mode" "$count instructions per message, budget $budget + 10 %" "$log"
+        else
+            pass "instr_budget $mode ($count, budget $budget)" "$(( $(date +%s) - start ))"
+        fi
+    done <"$TOP/test/instr-budget.txt"
+}
+
 # ------------------------------------------------------------------ MPICH tests
 run_mpich_suite() {
     local tdir=$BUILD/mpich-obj/test/mpi srcdir=$BUILD/mpich-src/test/mpi
@@ -455,12 +486,13 @@ run_mpich_suite() {
 start_all=$(date +%s)
 case "$SUITE" in
     all) run_unit_suite; run_build_checks; run_notify_suite; run_fault_suite; run_netns_suite
-        run_mpich_suite ;;
+        run_instr_budget; run_mpich_suite ;;
     unit) run_unit_suite; run_build_checks ;;
     notify) run_notify_suite; run_fault_suite ;;
     netns) run_netns_suite ;;
     mpich) run_mpich_suite ;;
-    *) echo "run-suite: SUITE must be all, unit, notify, netns or mpich" >&2; exit 2 ;;
+    instr) run_instr_budget ;;
+    *) echo "run-suite: SUITE must be all, unit, notify, netns, instr or mpich" >&2; exit 2 ;;
 esac
 
 echo

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Instructions per 8-byte message, origin and target MPI calls together,
+# counted by callgrind (bench/instr.c says what is counted).  Shared memory,
+# 2 ranks: on the netmods the sender's completion needs the receiver's
+# progress, so the receiver cannot wait outside MPI there.
+#
+#   bench/instr-count.sh [MODE...]     (default: put_notify put_counter sendrecv put_flush)
+#   env: PREFIX (the install, _install), INSTR_ITERS (200), INSTR_OUT (a temporary directory)
+# Prints "mode origin target total vs_send" per mode: instructions per
+# message, and the total's ratio to sendrecv's when sendrecv was counted.
+set -euo pipefail
+TOP=${TOP:-$(cd "$(dirname "$0")/.." && pwd)}
+PREFIX=${PREFIX:-$TOP/_install}
+ITERS=${INSTR_ITERS:-200}
+command -v valgrind >/dev/null || { echo "instr-count: valgrind is not installed" >&2; exit 2; }
+OUT=${INSTR_OUT:-$(mktemp -d)}
+mkdir -p "$OUT"
+modes=("$@")
+[ ${#modes[@]} -gt 0 ] || modes=(put_notify put_counter sendrecv put_flush)
+"$PREFIX/bin/mpicc" -O2 -o "$OUT/instr" "$TOP/bench/instr.c"
+# the counts must not depend on the caller's environment
+unset MPIR_CVAR_NOLOCAL MPIR_CVAR_NOTIFY_FORCE_GENERIC MPIR_CVAR_NOTIFY_OFI_PATH
+export FI_PROVIDER="tcp;ofi_rxm"
+: >"$OUT/counts.txt"
+for m in "${modes[@]}"; do
+    rm -f "$OUT/cg.$m".*
+    timeout 300 "$PREFIX/bin/mpiexec" -n 2 valgrind -q --tool=callgrind --collect-atstart=no \
+        --callgrind-out-file="$OUT/cg.$m.%q{PMI_RANK}" "$OUT/instr" -mode "$m" -n "$ITERS" \
+        >"$OUT/$m.log" 2>&1 || { cat "$OUT/$m.log" >&2; exit 1; }
+    o=$(awk '/^totals:/ {print $2}' "$OUT/cg.$m.0")
+    t=$(awk '/^totals:/ {print $2}' "$OUT/cg.$m.1")
+    echo "$m $(( o / ITERS )) $(( t / ITERS ))" >>"$OUT/counts.txt"
+done
+awk '{ tot[NR] = $2 + $3; line[NR] = $0; if ($1 == "sendrecv") send = $2 + $3 }
+     END {
+         printf "%-12s %8s %8s %8s %8s\n", "mode", "origin", "target", "total", "vs_send"
+         for (i = 1; i <= NR; i++) {
+             split(line[i], f, " ")
+             printf "%-12s %8d %8d %8d %8s\n", f[1], f[2], f[3], tot[i],
+                    send ? sprintf("%.2f", tot[i] / send) : "-"
+         }
+     }' "$OUT/counts.txt"
