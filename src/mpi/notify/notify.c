@@ -65,6 +65,8 @@ struct MPIR_Notify_win {
     uint64_t start_counter;
     uint64_t arrival_counter;
     MPIR_Notify_bucket_t *buckets;
+    MPIR_Notify_bucket_t *last_bucket;  /* the last one found: a stream of notifications
+                                         * mostly repeats its (src, tag) */
     MPIR_Notify_req_t *wild_head;       /* posted wildcard requests, start order */
     MPIR_Notify_entry_t *unx;   /* every unexpected entry */
     MPIR_Notify_entry_t **by_src;       /* [origin] its unexpected entries */
@@ -201,9 +203,13 @@ static inline uint64_t bucket_key(int src, int tag)
 
 static MPIR_Notify_bucket_t *bucket_find(struct MPIR_Notify_win *nw, int src, int tag)
 {
-    MPIR_Notify_bucket_t *b = NULL;
+    MPIR_Notify_bucket_t *b = nw->last_bucket;
     uint64_t key = bucket_key(src, tag);
+    if (b && b->key == key)
+        return b;
     HASH_FIND(hh, nw->buckets, &key, sizeof(key), b);
+    if (b)
+        nw->last_bucket = b;
     return b;
 }
 
@@ -219,6 +225,8 @@ static MPIR_Notify_bucket_t *bucket_new(struct MPIR_Notify_win *nw, int src, int
 
 static void bucket_free(struct MPIR_Notify_win *nw, MPIR_Notify_bucket_t * b)
 {
+    if (nw->last_bucket == b)
+        nw->last_bucket = NULL;
     HASH_DELETE(hh, nw->buckets, b);
     MPL_free(b);
 }
@@ -667,11 +675,6 @@ int MPIR_Notify_start(MPIR_Request * req)
      * twice in one call gets here active: it must not be posted twice */
     MPIR_ERR_CHKANDJUMP(r->active, mpi_errno, MPI_ERR_REQUEST, "**notifyreqdup");
 
-    /* take in what the window's transports have completed so far (e.g. ring
-     * cells), so a start sees every access that is complete at this point */
-    mpi_errno = MPID_Notify_poll(r->win);
-    MPIR_ERR_CHECK(mpi_errno);
-
     r->active = true;
     r->matched = 0;
     req->status.MPI_ERROR = MPI_SUCCESS;
@@ -704,8 +707,15 @@ int MPIR_Notify_start(MPIR_Request * req)
         e = next;
     }
 
-    if (r->matched < r->expected)
+    if (r->matched < r->expected) {
         post(nw, r);
+        /* then take in what the window's transports have completed so far
+         * (e.g. ring cells), so a start sees every access complete at this
+         * point; arriving after the queue was read and r posted, they go to
+         * the earliest-started matching request without being queued */
+        mpi_errno = MPID_Notify_poll(r->win);
+        MPIR_ERR_CHECK(mpi_errno);
+    }
   fn_exit:
     return mpi_errno;
   fn_fail:
