@@ -168,6 +168,7 @@ int MPIR_Notify_path_set(struct MPIR_Win *win, int target, MPIR_Notify_path_t pa
  * inlines into the put and get paths. */
 typedef struct MPIR_Notify_win_head {
     uint8_t *path, *why;        /* [target] the path table, or NULL */
+    uint32_t *send_seq;         /* [target] the next sequence number to stamp */
     struct MPIR_Notify_stats {  /* at this process, for MPI_T (notify_stats.c) */
         unsigned long long arrived[MPIR_NOTIFY_PATH_REFUSED];   /* by the path that carried it */
         unsigned long long counted;     /* counter updates */
@@ -233,6 +234,11 @@ int MPIR_Notify_win_free_check(struct MPIR_Win *win);
 /* --- transports --- */
 /* Origin: next sequence number for a notified access to target (per window). */
 int MPIR_Notify_next_seq(struct MPIR_Win *win, int target, uint32_t * seq);
+/* the same for a window whose state exists (a target on a fast path) */
+static inline uint32_t MPIR_Notify_take_seq(struct MPIR_Notify_win *nw, int target)
+{
+    return ((MPIR_Notify_win_head_t *) nw)->send_seq[target]++;
+}
 void MPIR_Notify_unnumber(struct MPIR_Win *win, int target, uint32_t seq);
 /* Target: the access (src, tag, bytes, seq), carried by path via, is
  * complete in target memory. */

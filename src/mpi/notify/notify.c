@@ -85,16 +85,11 @@ struct MPIR_Notify_win {
 
 /* ------------------------------------------------------------------ state */
 
-static int get_state(MPIR_Win * win, struct MPIR_Notify_win **out)
+/* the window's state, created on first use (out of line: once per window) */
+static int state_create(MPIR_Win * win, struct MPIR_Notify_win **out)
 {
     int mpi_errno = MPI_SUCCESS;
-    struct MPIR_Notify_win *nw = win->notify;
-
-    if (likely(nw)) {
-        *out = nw;
-        return MPI_SUCCESS;
-    }
-    nw = MPL_calloc(1, sizeof(*nw), MPL_MEM_RMA);
+    struct MPIR_Notify_win *nw = MPL_calloc(1, sizeof(*nw), MPL_MEM_RMA);
     MPIR_ERR_CHKANDJUMP1(!nw, mpi_errno, MPI_ERR_NO_MEM, "**nomem", "**nomem %s", "notify state");
     nw->nranks = win->comm_ptr->local_size;
     nw->send_seq = MPL_calloc(2 * nw->nranks, sizeof(uint32_t), MPL_MEM_RMA);
@@ -108,10 +103,20 @@ static int get_state(MPIR_Win * win, struct MPIR_Notify_win **out)
         MPIR_ERR_SETANDJUMP1(mpi_errno, MPI_ERR_NO_MEM, "**nomem", "**nomem %s", "notify state");
     }
     nw->recv_seq = nw->send_seq + nw->nranks;
+    nw->head.send_seq = nw->send_seq;
     win->notify = nw;
     *out = nw;
   fn_fail:
     return mpi_errno;
+}
+
+static inline int get_state(MPIR_Win * win, struct MPIR_Notify_win **out)
+{
+    if (likely(win->notify)) {
+        *out = win->notify;
+        return MPI_SUCCESS;
+    }
+    return state_create(win, out);
 }
 
 /* ------------------------------------------------------------- path table */

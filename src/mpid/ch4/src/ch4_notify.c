@@ -59,7 +59,7 @@ cvars:
  * even with MPIR_CVAR_ERROR_CHECKING off: a tag outside 24 bits would spill
  * into other fields of the libfabric CQ word, -1 is the generic path's
  * "no notification", and the rank indexes per-target arrays. */
-static int check_access(MPIR_Win * win, MPI_Aint src_count, MPI_Datatype src_type,
+MPL_STATIC_INLINE_PREFIX int check_access(MPIR_Win * win, MPI_Aint src_count, MPI_Datatype src_type,
                         MPI_Aint dst_count, MPI_Datatype dst_type, int target_rank, int tag,
                         const char *src_name)
 {

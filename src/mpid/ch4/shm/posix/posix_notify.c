@@ -130,7 +130,7 @@ int MPIDI_POSIX_notify_win_free(MPIR_Win * win)
 
 /* ------------------------------------------------------------- consumer */
 
-static int drain(struct MPIDI_POSIX_notify_rings *r)
+MPL_STATIC_INLINE_PREFIX int drain(struct MPIDI_POSIX_notify_rings *r)
 {
     int mpi_errno = MPI_SUCCESS;
     notify_cell_t *c;
@@ -188,7 +188,7 @@ static int claim(notify_ring_t * ring, uint32_t mask, notify_cell_t ** cell, uin
 }
 
 /* claim a cell of the target's ring and fill in what every cell carries */
-static int claim_cell(struct MPIDI_POSIX_notify_rings *r, int intra, MPIR_Win * win, int tag,
+MPL_STATIC_INLINE_PREFIX int claim_cell(struct MPIDI_POSIX_notify_rings *r, int intra, MPIR_Win * win, int tag,
                       MPI_Aint bytes, uint32_t nseq, notify_cell_t ** c, uint32_t * pos)
 {
     int mpi_errno = claim(ring_of(r, intra), r->mask, c, pos);
@@ -217,7 +217,7 @@ static void copy_from_shared(char *dst, const char *src, size_t n)
 }
 
 /* the ring path's addressing of target, if the path table says ring */
-static int fast_target(MPIR_Win * win, int target_rank, struct MPIDI_POSIX_notify_rings **r_out,
+MPL_STATIC_INLINE_PREFIX int fast_target(MPIR_Win * win, int target_rank, struct MPIDI_POSIX_notify_rings **r_out,
                        int *intra, void **base, int *disp_unit)
 {
     if (MPIR_Notify_path(win, target_rank) != MPIR_NOTIFY_PATH_RING)
@@ -232,14 +232,12 @@ static int fast_target(MPIR_Win * win, int target_rank, struct MPIDI_POSIX_notif
 
 /* Number and publish a cell that carries no data of its own (the access
  * is already complete in target memory). */
-static int publish(struct MPIDI_POSIX_notify_rings *r, int intra, MPIR_Win * win,
+MPL_STATIC_INLINE_PREFIX int publish(struct MPIDI_POSIX_notify_rings *r, int intra, MPIR_Win * win,
                    int target_rank, int tag, MPI_Aint bytes)
 {
     notify_cell_t *c;
-    uint32_t pos, nseq;
-    int mpi_errno = MPIR_Notify_next_seq(win, target_rank, &nseq);
-    MPIR_ERR_CHECK(mpi_errno);
-    mpi_errno = claim_cell(r, intra, win, tag, bytes, nseq, &c, &pos);
+    uint32_t pos, nseq = MPIR_Notify_take_seq(win->notify, target_rank);  /* ring: state exists */
+    int mpi_errno = claim_cell(r, intra, win, tag, bytes, nseq, &c, &pos);
     MPIR_ERR_CHECK(mpi_errno);
     notify_ring_publish(c, pos);
   fn_fail:
