@@ -35,20 +35,26 @@
  *   fop_poll    the one-sided idiom: MPI_Fetch_and_op (+1) on the peer's
  *               counter + flush; the peer polls it with
  *               MPI_Fetch_and_op(MPI_NO_OP) (one element whatever the size)
+ *   cacheline   no MPI: the two processes hand a token back and forth
+ *               through one cache line of shared memory (the floor any
+ *               notification between them costs; whatever the size; only
+ *               when both share a node, else left out with a message)
  * Output: one line per (mode, size) with the median half round trip, the 10th
  * and 90th percentiles (us), and the ratio of the median to put_notify. */
 #include <mpi.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "bench_util.h"
 
 enum { SENDRECV, PUT_NOTIFY, GET_NOTIFY, PSCW, FENCE, PUT_FLUSH_SEND, BOUND, PUT_COUNTER,
-    GET_COUNTER, PUT_ACC, PUT_FLAG, ACC_NOTIFY, ACC_FLUSH_SEND, FOP_NOTIFY, FOP_POLL, NMODES
+    GET_COUNTER, PUT_ACC, PUT_FLAG, ACC_NOTIFY, ACC_FLUSH_SEND, FOP_NOTIFY, FOP_POLL, CACHELINE,
+    NMODES
 };
 static const char *const mode_names[NMODES] = { "sendrecv", "put_notify", "get_notify", "pscw",
     "fence", "put_flush_send", "bound", "put_counter", "get_counter", "put_acc", "put_flag",
-    "acc_notify", "acc_flush_send", "fop_notify", "fop_poll"
+    "acc_notify", "acc_flush_send", "fop_notify", "fop_poll", "cacheline"
 };
 /* 1: the mode keeps the window in a lock_all epoch */
 static const int passive[NMODES] = {[PUT_NOTIFY] = 1,[GET_NOTIFY] = 1,[PUT_FLUSH_SEND] = 1,
@@ -66,6 +72,7 @@ static int64_t acc_seen;        /* put_acc, fop_poll: increments of my counter s
 static char *lbuf;              /* local source/destination */
 static MPI_Group peer_group;
 static MPI_Request nreq;        /* notify request for the peer, tag 1 */
+static _Atomic int *line;       /* cacheline: in memory both processes map */
 
 /* wait until my counter 0 has counted one access, then reset it */
 static void wait_counter(void)
@@ -229,6 +236,14 @@ static void round_trip(int mode, int size, unsigned iter)
                     while (read_own(acc_disp, 1) < acc_seen);
                 }
                 break;
+            case CACHELINE:{
+                    int token = (int) ((iter * 2u + (unsigned) half) % 1000000000u) + 1;
+                    if (sending)
+                        atomic_store_explicit(line, token, memory_order_release);
+                    else
+                        while (atomic_load_explicit(line, memory_order_acquire) != token);
+                    break;
+                }
             case BOUND:
                 if (sending) {
                     lbuf[size - 1] = mark;
@@ -252,6 +267,8 @@ static void begin(int mode, int size)
      * or a rank could run ahead and overwrite the mark its peer waits for */
     if (mode == BOUND)
         wbuf[size - 1] = 0;
+    if (mode == CACHELINE)
+        atomic_store(line, 0);
     if (passive[mode])
         MPI_Win_lock_all(0, win);
     else if (mode == FENCE)
@@ -279,7 +296,7 @@ int main(int argc, char **argv)
         {"-max", BU_INT, &max, "largest message in bytes, doubling from -min (1048576)"},
         {"-modes", BU_STRING, &modes, "comma-separated subset of sendrecv,put_notify,"
          "get_notify,pscw,fence,put_flush_send,bound,put_counter,get_counter,put_acc,"
-         "put_flag,acc_notify,acc_flush_send,fop_notify,fop_poll (all)"},
+         "put_flag,acc_notify,acc_flush_send,fop_notify,fop_poll,cacheline (all)"},
         {"-csv", BU_STRING, &csv, "also write the results to this CSV file"},
     };
     int nranks;
@@ -320,6 +337,26 @@ int main(int argc, char **argv)
     MPI_Comm_group(MPI_COMM_WORLD, &world);
     MPI_Group_incl(world, 1, &peer, &peer_group);
     MPI_Notify_init(win, peer, 1, 1, &nreq);
+    /* cacheline: a line of memory both processes share, if they share a node */
+    MPI_Comm node;
+    MPI_Win lwin = MPI_WIN_NULL;
+    int nodesize;
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+    MPI_Comm_size(node, &nodesize);
+    if (use[CACHELINE] && nodesize == 2) {
+        MPI_Aint lsize;
+        int ldisp;
+        void *mine;
+        MPI_Win_allocate_shared(rank == 0 ? 64 : 0, 1, MPI_INFO_NULL, node, &mine, &lwin);
+        MPI_Win_shared_query(lwin, 0, &lsize, &ldisp, &line);
+        if (rank == 0)
+            atomic_init(line, 0);
+        MPI_Barrier(MPI_COMM_WORLD);
+    } else if (use[CACHELINE]) {
+        if (rank == 0)
+            printf("# cacheline left out: the two processes do not share a node\n");
+        use[CACHELINE] = 0;
+    }
     double *t[NMODES];
     for (int m = 0; m < NMODES; m++)
         t[m] = malloc(iters * sizeof(double));
@@ -376,6 +413,9 @@ int main(int argc, char **argv)
     if (out)
         fclose(out);
     MPI_Request_free(&nreq);
+    if (lwin != MPI_WIN_NULL)
+        MPI_Win_free(&lwin);
+    MPI_Comm_free(&node);
     MPI_Group_free(&peer_group);
     MPI_Group_free(&world);
     MPI_Win_free(&win);
