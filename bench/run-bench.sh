@@ -65,6 +65,11 @@ if [[ " ${transports[*]} " == *" netns"* ]]; then
     fi
 fi
 start=$(date +%s)
+# instructions per 8-byte message (callgrind, shared memory): issue 17's budget
+if [[ " ${transports[*]} " == *" shm "* ]] && command -v valgrind >/dev/null; then
+    echo "== instruction counts (bench/instr-count.sh) =="
+    INSTR_OUT="$OUT/instr" bash "$TOP/bench/instr-count.sh" | tee "$OUT/instr.txt"
+fi
 for tr in "${transports[@]}"; do
     # the environment of each transport: test/transports, shared with the suite
     envs=$(transport_env "$tr") || { echo "run-bench: unknown transport $tr" >&2; exit 2; }

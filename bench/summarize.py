@@ -71,6 +71,53 @@ print("\n== summary: time per scheme, (ratio to notified access; >1 = notified a
 for l in lines:
     print(l)
 
+# issue 17's targets, each from this run (ratios of one run of one binary)
+def pp_ratio(tr, size, a, b):
+    """median(a) / median(b) at size on transport tr, None if not measured"""
+    rr = rows("pingpong", tr) or []
+    r = {x["mode"]: float(x["median_us"]) for x in rr if x["bytes"] == str(size)}
+    return r[a] / r[b] if a in r and b in r and r[b] > 0 else None
+
+
+def pp_worst(tr, a, b, lo=8, hi=1 << 20):
+    """the largest median(a) / median(b) over the sizes lo..hi measured on tr"""
+    rr = rows("pingpong", tr) or []
+    sizes = sorted({int(x["bytes"]) for x in rr if lo <= int(x["bytes"]) <= hi})
+    vals = [(pp_ratio(tr, n, a, b), n) for n in sizes]
+    vals = [v for v in vals if v[0] is not None]
+    return max(vals) if vals else (None, None)
+
+
+def target(text, value, limit, where=""):
+    if value is None:
+        print(f"  -  {text}: not measured in this run")
+    else:
+        mark = "\u2713" if value <= limit else "\u2717"
+        print(f"  {mark}  {text}: {value:.2f} (<= {limit}){where}")
+
+
+print("\n== issue 17 targets (this run) ==")
+target("shm 8 B put_notify / bound", pp_ratio("shm", 8, "put_notify", "bound"), 1.1)
+target("shm 8 B put_counter / bound", pp_ratio("shm", 8, "put_counter", "bound"), 1.1)
+target("shm 8 B put_notify / cache-line floor", pp_ratio("shm", 8, "put_notify", "cacheline"), 3.0)
+v, n = pp_worst("shm", "get_notify", "put_notify")
+target("shm get_notify / put_notify, worst size", v, 1.5, f" at {n} B" if n else "")
+for tr in ("tcp", "netns"):
+    v, n = pp_worst(tr, "put_notify", "sendrecv")
+    target(f"{tr} put_notify / sendrecv, worst size 8 B-1 MiB", v, 1.0, f" at {n} B" if n else "")
+    target(f"{tr} 8 B put_notify / put_flush_send", pp_ratio(tr, 8, "put_notify", "put_flush_send"),
+           0.45)
+instr = os.path.join(out, "instr.txt")
+if os.path.exists(instr):
+    tot = {l.split()[0]: int(l.split()[3]) for l in open(instr)
+           if len(l.split()) >= 4 and l.split()[3].isdigit()}
+    target("instructions, 8 B put_notify / send+recv (callgrind)",
+           tot["put_notify"] / tot["sendrecv"] if "put_notify" in tot and "sendrecv" in tot
+           else None, 0.5)
+else:
+    target("instructions, 8 B put_notify / send+recv (callgrind)", None, 0.5)
+
+
 # plots
 def plot(name, ycol, ylabel, logy, title):
     for tr in TRANSPORTS:
