@@ -26,7 +26,7 @@ mkdir -p "$OUT/bin"
 [ -x "$PREFIX/bin/mpicc" ] || { echo "run-bench: no MPICH in $PREFIX (run make)" >&2; exit 2; }
 . "$TOP/test/transports.sh"
 
-for b in pingpong msgrate stencil tree overlap workqueue; do
+for b in pingpong msgrate rate stencil tree overlap workqueue; do
     "$PREFIX/bin/mpicc" -O2 -o "$OUT/bin/$b" "$TOP/bench/$b.c" -lm
 done
 "$PREFIX/bin/mpicc" -O2 -o "$OUT/bin/cholesky" "$TOP/bench/cholesky.c" -llapack -lblas -lm
@@ -87,6 +87,7 @@ for tr in "${transports[@]}"; do
         continue
     fi
     run msgrate "$tr" "${env[@]}" -- -posted 1,100,10000
+    run rate "$tr" "${env[@]}" --
     run overlap "$tr" "${env[@]}" -- -n 200
     run workqueue "$tr" "${env[@]}" -- -n "$ITERS"
     run stencil "$tr" "${env[@]}" --

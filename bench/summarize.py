@@ -107,6 +107,10 @@ for tr in ("tcp", "netns"):
     target(f"{tr} put_notify / sendrecv, worst size 8 B-1 MiB", v, 1.0, f" at {n} B" if n else "")
     target(f"{tr} 8 B put_notify / put_flush_send", pp_ratio(tr, 8, "put_notify", "put_flush_send"),
            0.45)
+for tr in ("shm", "tcp"):
+    rr = {x["mode"]: float(x["msgs_per_s"]) for x in rows("rate", tr) or []}
+    target(f"{tr} 8 B message rate, 64 in flight: isend / put_notify",
+           rr["isend"] / rr["put_notify"] if "isend" in rr and rr.get("put_notify") else None, 1.0)
 instr = os.path.join(out, "instr.txt")
 if os.path.exists(instr):
     tot = {l.split()[0]: int(l.split()[3]) for l in open(instr)
