@@ -5,7 +5,8 @@
 # progress, so the receiver cannot wait outside MPI there.
 #
 #   bench/instr-count.sh [MODE...]     (default: put_notify put_counter sendrecv put_flush)
-#   env: PREFIX (the install, _install), INSTR_ITERS (200), INSTR_OUT (a temporary directory)
+#   env: PREFIX (the install, _install), INSTR_ITERS (200), INSTR_OUT (a temporary directory),
+#        INSTR_ARGS (more arguments to bench/instr, e.g. "-win 0")
 # Prints "mode origin target total vs_send" per mode: instructions per
 # message, and the total's ratio to sendrecv's when sendrecv was counted.
 set -euo pipefail
@@ -33,7 +34,7 @@ mpi_calls() {
 for m in "${modes[@]}"; do
     rm -f "$OUT/cg.$m".*
     timeout 300 "$PREFIX/bin/mpiexec" -n 2 valgrind -q --tool=callgrind --collect-atstart=no \
-        --callgrind-out-file="$OUT/cg.$m.%q{PMI_RANK}" "$OUT/instr" -mode "$m" -n "$ITERS" \
+        --callgrind-out-file="$OUT/cg.$m.%q{PMI_RANK}" "$OUT/instr" -mode "$m" -n "$ITERS" ${INSTR_ARGS:-} \
         >"$OUT/$m.log" 2>&1 || { cat "$OUT/$m.log" >&2; exit 1; }
     o=$(mpi_calls "$OUT/cg.$m.0") t=$(mpi_calls "$OUT/cg.$m.1")
     echo "$m $(( o / ITERS )) $(( t / ITERS ))" >>"$OUT/counts.txt"

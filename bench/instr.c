@@ -5,7 +5,7 @@
  * MPI calls of one message are collected, between CALLGRIND_TOGGLE_COLLECT
  * pairs, so the numbers repeat from run to run where times do not.
  *
- *   instr -mode put_notify|put_counter|sendrecv|put_flush [-n ITERS] [-w WARMUP]
+ *   instr -mode put_notify|put_counter|sendrecv|put_flush [-n ITERS] [-w WARMUP] [-win 0]
  *
  * Modes (origin calls | target calls):
  *   put_notify   MPI_Put_notify + MPI_Win_flush | MPI_Start + MPI_Wait
@@ -13,6 +13,9 @@
  *                MPIX_Win_set_notify
  *   sendrecv     MPI_Send | MPI_Recv
  *   put_flush    MPI_Put + MPI_Win_flush | nothing (what standard RMA costs)
+ * Every mode allocates its window first (its shared-memory rings are polled
+ * by progress from then on); -win 0 leaves it out, for sendrecv: a program
+ * that only passes messages.
  *
  * Idle polling is excluded: the two processes take turns through a flag in
  * memory they share by a file mapping, outside MPI.  The target makes its
@@ -20,7 +23,10 @@
  * and on shared memory it is already there), and makes no MPI call while it
  * waits, so nothing is drained before its counted calls.  The origin drives
  * MPI progress uncounted while it waits for its turn, for transports that
- * need the sender's progress to deliver.  8 bytes per message. */
+ * need the sender's progress to deliver.  8 bytes per message.
+ * Built against an MPI without Notified Access (stock MPICH: no
+ * MPI_NOTIFY_TAG_UB in mpi.h), only sendrecv and put_flush exist, so the
+ * standard calls can be compared with the same program (bench/stock-instr.sh). */
 #include <mpi.h>
 #include <fcntl.h>
 #include <stdatomic.h>
@@ -38,6 +44,12 @@ static const char *const mode_names[NMODES] = { "put_notify", "put_counter", "se
 };
 
 enum { TAG = 3, SIZE = 8 };
+
+#ifdef MPI_NOTIFY_TAG_UB
+#define HAVE_NOTIFY 1
+#else
+#define HAVE_NOTIFY 0
+#endif
 
 struct turns {
     atomic_int origin_done;     /* messages the origin has sent */
@@ -78,22 +90,26 @@ static struct turns *share_turns(int rank)
 
 int main(int argc, char **argv)
 {
-    int iters = 200, warmup = 50, rank, nranks, mode = -1;
+    int iters = 200, warmup = 50, rank, nranks, mode = -1, usewin = 1;
     const char *mode_s = NULL;
     const bu_opt_t opts[] = {
         {"-mode", BU_STRING, &mode_s, "put_notify, put_counter, sendrecv or put_flush"},
         {"-n", BU_INT, &iters, "counted messages (200)"},
         {"-w", BU_INT, &warmup, "messages before counting (50)"},
+        {"-win", BU_INT, &usewin, "0: allocate no window (sendrecv only; 1)"},
     };
     int rc = bu_init(&argc, &argv, opts, BU_NELEMS(opts),
                      "instr -mode MODE [-n ITERS] [-w WARMUP]", &rank, &nranks);
     for (int m = 0; !rc && mode_s && m < NMODES; m++)
-        if (strcmp(mode_s, mode_names[m]) == 0)
+        if (strcmp(mode_s, mode_names[m]) == 0 &&
+            (HAVE_NOTIFY || m == SENDRECV || m == PUT_FLUSH))
             mode = m;
-    if (!rc && (mode < 0 || iters < 1 || warmup < 0 || nranks != 2)) {
+    if (!rc && (mode < 0 || iters < 1 || warmup < 0 || nranks != 2 ||
+                (!usewin && mode != SENDRECV))) {
         if (rank == 0)
-            fprintf(stderr, "instr: need -mode put_notify|put_counter|sendrecv|put_flush, "
-                    "ITERS >= 1, WARMUP >= 0 and 2 processes\n");
+            fprintf(stderr, "instr: need -mode %s, ITERS >= 1, WARMUP >= 0 and 2 processes\n",
+                    HAVE_NOTIFY ? "put_notify|put_counter|sendrecv|put_flush" :
+                    "sendrecv|put_flush (this MPI has no Notified Access); -win 0 with sendrecv only");
         rc = 1;
     }
     if (rc) {
@@ -101,17 +117,23 @@ int main(int argc, char **argv)
         return rc > 0;
     }
 
-    char *wbuf;
-    MPI_Win win;
-    MPI_Win_allocate(SIZE, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &wbuf, &win);
-    MPIX_Win_create_notify(win, 1);
+    char *wbuf = NULL;
+    MPI_Win win = MPI_WIN_NULL;
+    if (usewin)
+        MPI_Win_allocate(SIZE, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &wbuf, &win);
     MPI_Request nreq = MPI_REQUEST_NULL;
-    if (rank == 1)
-        MPI_Notify_init(win, 0, TAG, 1, &nreq);
+#if HAVE_NOTIFY
+    if (usewin) {
+        MPIX_Win_create_notify(win, 1);
+        if (rank == 1)
+            MPI_Notify_init(win, 0, TAG, 1, &nreq);
+    }
+#endif
     struct turns *t = share_turns(rank);
     char src[SIZE], dst[SIZE];
     memset(src, 7, SIZE);
-    MPI_Win_lock_all(0, win);
+    if (usewin)
+        MPI_Win_lock_all(0, win);
     MPI_Barrier(MPI_COMM_WORLD);
 
     for (int i = 0; i < warmup + iters; i++) {
@@ -125,6 +147,7 @@ int main(int argc, char **argv)
             if (counted)
                 CALLGRIND_TOGGLE_COLLECT;
             switch (mode) {
+#if HAVE_NOTIFY
                 case PUT_NOTIFY:
                     MPI_Put_notify(src, SIZE, MPI_BYTE, 1, 0, SIZE, MPI_BYTE, win, TAG);
                     MPI_Win_flush(1, win);
@@ -133,6 +156,7 @@ int main(int argc, char **argv)
                     MPIX_Put_notify(src, SIZE, MPI_BYTE, 1, 0, SIZE, MPI_BYTE, 0, win);
                     MPI_Win_flush(1, win);
                     break;
+#endif
                 case SENDRECV:
                     MPI_Send(src, SIZE, MPI_BYTE, 1, TAG, MPI_COMM_WORLD);
                     break;
@@ -146,20 +170,23 @@ int main(int argc, char **argv)
             atomic_store(&t->origin_done, i + 1);
         } else {
             while (atomic_load(&t->origin_done) != i + 1);      /* no MPI: nothing drained */
-            MPI_Count v = 0;
             if (counted)
                 CALLGRIND_TOGGLE_COLLECT;
             switch (mode) {
+#if HAVE_NOTIFY
                 case PUT_NOTIFY:
                     MPI_Start(&nreq);
                     MPI_Wait(&nreq, MPI_STATUS_IGNORE);
                     break;
-                case PUT_COUNTER:
-                    do
-                        MPIX_Win_get_notify(win, 0, &v);
-                    while (v < 1);
-                    MPIX_Win_set_notify(win, 0, 0);
-                    break;
+                case PUT_COUNTER:{
+                        MPI_Count v = 0;
+                        do
+                            MPIX_Win_get_notify(win, 0, &v);
+                        while (v < 1);
+                        MPIX_Win_set_notify(win, 0, 0);
+                        break;
+                    }
+#endif
                 case SENDRECV:
                     MPI_Recv(dst, SIZE, MPI_BYTE, 0, TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
                     break;
@@ -177,7 +204,8 @@ int main(int argc, char **argv)
             atomic_store(&t->target_done, i + 1);
         }
     }
-    MPI_Win_unlock_all(win);
+    if (usewin)
+        MPI_Win_unlock_all(win);
     MPI_Barrier(MPI_COMM_WORLD);
     if (rank == 1 && mode != SENDRECV && wbuf[0] != (char) (warmup + iters - 1)) {
         fprintf(stderr, "instr: the last put did not arrive (%d, not %d)\n", wbuf[0],
@@ -189,7 +217,8 @@ int main(int argc, char **argv)
     if (nreq != MPI_REQUEST_NULL)
         MPI_Request_free(&nreq);
     munmap(t, 4096);
-    MPI_Win_free(&win);
+    if (usewin)
+        MPI_Win_free(&win);
     MPI_Finalize();
     return 0;
 }

@@ -44,6 +44,9 @@ typedef struct MPIR_Notify_req {
     int matched;
     bool active;                /* started and not yet returned by test/wait */
     bool posted;                /* in the window's matching structures */
+    bool lean;                  /* its notifications may come through rings: wait
+                                 * and test poll them (MPIR_Notify_lean_poll) */
+    unsigned polls;             /* lean polls made, for the progress interval */
     uint64_t start_seq;         /* start order: earliest-started wins */
     struct MPIR_Notify_req *next, *prev;        /* posted list (bucket or wildcard) */
     struct MPIR_Notify_bucket *bucket;  /* exact requests: their (src, tag) bucket, for life */
@@ -203,6 +206,17 @@ int MPIR_Notify_init_impl(struct MPIR_Win *win, int src, int tag, int expected_c
                           struct MPIR_Request *req);
 int MPIR_Notify_start(struct MPIR_Request *req);
 int MPIR_Notify_cancel(struct MPIR_Request *req);
+/* MPI_Test on req (MPIR_Test_state): poll its window's rings instead of a
+ * full round of progress, except on every MPIR_CVAR_NOTIFY_PROGRESS_INTERVAL-th
+ * call; *polled says which was done */
+int MPIR_Notify_lean_poll(struct MPIR_Request *req, bool * polled);
+/* MPI_Wait on req (MPIR_Wait_state): the same, until req completes.
+ * state is an MPID_Progress_state *, not yet declared where this header is
+ * included (mpir_request.h) */
+int MPIR_Notify_wait(struct MPIR_Request *req, void *state);
+/* whether a poller of win's notifications (*polls: its count of polls)
+ * is due a full round of progress: always on a window without rings */
+bool MPIR_Notify_progress_due(struct MPIR_Win *win, unsigned *polls);
 void MPIR_Notify_request_free(struct MPIR_Request *req);
 int MPIR_Notify_completion_processing(struct MPIR_Request *req, MPI_Status * status);
 void MPIR_Notify_get_status(struct MPIR_Request *req, MPI_Status * status);

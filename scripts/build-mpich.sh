@@ -19,6 +19,9 @@ EXTRA_CONFIGURE=${MPICH_EXTRA_CONFIGURE:-}
 NA_VERSION=${NA_VERSION:-0.1.0}
 # A variant (ucx, asan) builds the same source tree into its own object
 # directory and prefix, so the main build stays incremental beside it.
+# The "stock" variant builds the pristine source, without patches/ or the
+# overlay, with the same configure options: the baseline that standard MPI
+# calls must not get slower than (bench/stock-instr.sh).
 VARIANT=${NA_VARIANT:-}
 JOBS=${JOBS:-$(nproc)}
 
@@ -30,6 +33,7 @@ TARBALL_SHA256=b27039f964afeb6b8a3e009c56b441cbe368c26d6d6476ad3bb7190996875860
 LOGS=$BUILD/logs
 ORIG=$BUILD/mpich-orig      # pristine unpacked upstream source, never modified
 SRC=$BUILD/mpich-src        # patched + overlaid source that autogen/make see
+[ "$VARIANT" = stock ] && SRC=$ORIG
 OBJ=$BUILD/mpich-obj${VARIANT:+-$VARIANT}   # out-of-tree MPICH build directory
 STAMPS=$BUILD/stamps
 mkdir -p "$LOGS" "$STAMPS"
@@ -183,12 +187,13 @@ autogen() {
 }
 
 configure_mpich() {
-    local cc=gcc
+    local cc=gcc version="Notified Access $NA_VERSION"
+    [ "$VARIANT" = stock ] && version="stock, for comparison"
     command -v ccache >/dev/null && cc="ccache gcc"
     local args=(--prefix="$PREFIX" --with-device="$DEVICE"
         --with-hwloc=/usr --with-datatype-engine=dataloop
         --disable-fortran --disable-cxx --disable-romio --disable-static --enable-fast=O2
-        "--with-custom-version-string=Notified Access $NA_VERSION")
+        "--with-custom-version-string=$version")
     case "$DEVICE" in
         ch4:ofi*) args+=(--with-libfabric=/usr) ;;
         ch4:ucx*) args+=(--with-ucx=/usr) ;;
@@ -203,7 +208,7 @@ configure_mpich() {
     local id; id=$(printf '%s\n' "$cc" "${args[@]}" | sha256sum | cut -d' ' -f1)
     local stamp=$STAMPS/configure${VARIANT:+-$VARIANT}
     # configure reruns when its arguments change or autogen has run since
-    local want; want="$id $(cat "$STAMPS/autogen")"
+    local want; want="$id $([ "$VARIANT" = stock ] || cat "$STAMPS/autogen")"
     if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] && [ -f "$OBJ/Makefile" ]; then
         return
     fi
@@ -225,8 +230,14 @@ make_install() {
 
 fetch_tarball
 unpack
-sync_tree
-autogen
+if [ "$VARIANT" != stock ]; then
+    sync_tree
+    autogen
+fi
 configure_mpich
 make_install
-say "patched MPICH $MPICH_VERSION ($DEVICE) with Notified Access $NA_VERSION installed in $PREFIX"
+if [ "$VARIANT" = stock ]; then
+    say "stock MPICH $MPICH_VERSION ($DEVICE) installed in $PREFIX"
+else
+    say "patched MPICH $MPICH_VERSION ($DEVICE) with Notified Access $NA_VERSION installed in $PREFIX"
+fi

@@ -27,6 +27,28 @@
 #include "uthash.h"
 #include "utlist.h"
 
+/*
+=== BEGIN_MPI_T_CVAR_INFO_BLOCK ===
+
+cvars:
+    - name        : MPIR_CVAR_NOTIFY_PROGRESS_INTERVAL
+      category    : NOTIFY
+      type        : int
+      default     : 4
+      class       : none
+      verbosity   : MPI_T_VERBOSITY_USER_BASIC
+      scope       : MPI_T_SCOPE_LOCAL
+      description : >-
+        A process waiting for notifications that shared-memory rings carry
+        (MPI_Wait or MPI_Test on a notification request whose source is
+        reached through them, MPIX_Win_get_notify on a window with rings)
+        polls the window's rings, and runs a full round of MPI progress only
+        on every N-th poll, so that other requests and MPI's progress rule
+        are still served.  1 runs full progress on every poll.
+
+=== END_MPI_T_CVAR_INFO_BLOCK ===
+*/
+
 /* The unexpected queue is threaded through four lists, all in arrival
  * order, so that a start of any kind takes its matches from the head of
  * one: every entry (both wildcards), the entry's (src, tag) bucket (exact
@@ -75,8 +97,9 @@ struct MPIR_Notify_win {
     size_t nfree, nlive;        /* entries on the free list / in use */
     int nreqs;                  /* notify requests bound to the window */
     int nranks;
-    uint32_t *send_seq;         /* [target] next sequence number to stamp */
-    uint32_t *recv_seq;         /* [origin] next sequence number to deliver */
+    bool has_rings;             /* some target's path is RING */
+    uint32_t *recv_seq;         /* [origin] next sequence number to deliver (after
+                                 * head.send_seq, in the same allocation) */
     MPI_Count *counters;        /* [index] MPIX_Win_create_notify's counters */
     int ncounters;
     unsigned long counters_lost;        /* arrived for no attached counter */
@@ -92,18 +115,17 @@ static int state_create(MPIR_Win * win, struct MPIR_Notify_win **out)
     struct MPIR_Notify_win *nw = MPL_calloc(1, sizeof(*nw), MPL_MEM_RMA);
     MPIR_ERR_CHKANDJUMP1(!nw, mpi_errno, MPI_ERR_NO_MEM, "**nomem", "**nomem %s", "notify state");
     nw->nranks = win->comm_ptr->local_size;
-    nw->send_seq = MPL_calloc(2 * nw->nranks, sizeof(uint32_t), MPL_MEM_RMA);
+    nw->head.send_seq = MPL_calloc(2 * nw->nranks, sizeof(uint32_t), MPL_MEM_RMA);
     nw->pending = MPL_calloc(nw->nranks, sizeof(MPIR_Notify_entry_t *), MPL_MEM_RMA);
     nw->by_src = MPL_calloc(nw->nranks, sizeof(MPIR_Notify_entry_t *), MPL_MEM_RMA);
-    if (!nw->send_seq || !nw->pending || !nw->by_src) {
-        MPL_free(nw->send_seq);
+    if (!nw->head.send_seq || !nw->pending || !nw->by_src) {
+        MPL_free(nw->head.send_seq);
         MPL_free(nw->pending);
         MPL_free(nw->by_src);
         MPL_free(nw);
         MPIR_ERR_SETANDJUMP1(mpi_errno, MPI_ERR_NO_MEM, "**nomem", "**nomem %s", "notify state");
     }
-    nw->recv_seq = nw->send_seq + nw->nranks;
-    nw->head.send_seq = nw->send_seq;
+    nw->recv_seq = nw->head.send_seq + nw->nranks;
     win->notify = nw;
     *out = nw;
   fn_fail:
@@ -140,6 +162,7 @@ int MPIR_Notify_path_set(MPIR_Win * win, int target, MPIR_Notify_path_t path,
     }
     nw->head.path[target] = path;
     nw->head.why[target] = why;
+    nw->has_rings |= path == MPIR_NOTIFY_PATH_RING;
   fn_fail:
     return mpi_errno;
 }
@@ -553,7 +576,7 @@ int MPIR_Notify_next_seq(MPIR_Win * win, int target, uint32_t * seq)
     struct MPIR_Notify_win *nw;
     int mpi_errno = get_state(win, &nw);
     if (mpi_errno == MPI_SUCCESS)
-        *seq = nw->send_seq[target]++;
+        *seq = nw->head.send_seq[target]++;
     return mpi_errno;
 }
 
@@ -563,8 +586,8 @@ int MPIR_Notify_next_seq(MPIR_Win * win, int target, uint32_t * seq)
 void MPIR_Notify_unnumber(MPIR_Win * win, int target, uint32_t seq)
 {
     struct MPIR_Notify_win *nw = win->notify;
-    MPIR_Assert(nw && nw->send_seq[target] == seq + 1);
-    nw->send_seq[target] = seq;
+    MPIR_Assert(nw && nw->head.send_seq[target] == seq + 1);
+    nw->head.send_seq[target] = seq;
 }
 
 int MPIR_Notify_arrive(MPIR_Win * win, MPIR_Notify_path_t via, int src, int tag,
@@ -648,6 +671,9 @@ int MPIR_Notify_init_impl(MPIR_Win * win, int src, int tag, int expected_count, 
     r->src = src;
     r->tag = tag;
     r->expected = expected_count;
+    /* the path table is fixed at window creation, so this is too */
+    r->lean = src == MPI_ANY_SOURCE ? nw->has_rings :
+        src != MPI_PROC_NULL && MPIR_Notify_path_of(nw, src) == MPIR_NOTIFY_PATH_RING;
     if (src != MPI_ANY_SOURCE && tag != MPI_ANY_TAG && src != MPI_PROC_NULL) {
         r->bucket = bucket_ref(nw, src, tag);
         if (!r->bucket) {
@@ -725,6 +751,37 @@ int MPIR_Notify_start(MPIR_Request * req)
     return mpi_errno;
   fn_fail:
     goto fn_exit;
+}
+
+bool MPIR_Notify_progress_due(MPIR_Win * win, unsigned *polls)
+{
+    struct MPIR_Notify_win *nw = win->notify;
+    return !nw || !nw->has_rings || MPIR_CVAR_NOTIFY_PROGRESS_INTERVAL <= 1 ||
+        ++*polls % (unsigned) MPIR_CVAR_NOTIFY_PROGRESS_INTERVAL == 0;
+}
+
+int MPIR_Notify_lean_poll(MPIR_Request * req, bool * polled)
+{
+    MPIR_Notify_req_t *r = req->u.notify;
+
+    *polled = r->lean && r->active && !MPIR_Notify_progress_due(r->win, &r->polls);
+    return *polled ? MPID_Notify_poll(r->win) : MPI_SUCCESS;
+}
+
+int MPIR_Notify_wait(MPIR_Request * req, void *state)
+{
+    int mpi_errno = MPI_SUCCESS;
+    while (!MPIR_Request_is_complete(req)) {
+        bool polled;
+        mpi_errno = MPIR_Notify_lean_poll(req, &polled);
+        MPIR_ERR_CHECK(mpi_errno);
+        if (!polled) {
+            mpi_errno = MPID_Progress_wait(state);
+            MPIR_ERR_CHECK(mpi_errno);
+        }
+    }
+  fn_fail:
+    return mpi_errno;
 }
 
 int MPIR_Notify_cancel(MPIR_Request * req)
@@ -847,7 +904,7 @@ void MPIR_Notify_win_destroy(MPIR_Win * win)
         HASH_DELETE(hh, nw->buckets, b);
         MPL_free(b);
     }
-    MPL_free(nw->send_seq);
+    MPL_free(nw->head.send_seq);
     MPL_free(nw->pending);
     MPL_free(nw->by_src);
     MPL_free(nw->head.path);
