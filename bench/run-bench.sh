@@ -69,6 +69,11 @@ start=$(date +%s)
 if [[ " ${transports[*]} " == *" shm "* ]] && command -v valgrind >/dev/null; then
     echo "== instruction counts (bench/instr-count.sh) =="
     INSTR_OUT="$OUT/instr" bash "$TOP/bench/instr-count.sh" | tee "$OUT/instr.txt"
+    # standard calls against stock MPICH, once make bench-stock has built it
+    if [ -x "${BUILD_DIR:-$TOP/_build}/install-stock/bin/mpicc" ]; then
+        echo "== standard MPI against stock MPICH (bench/stock-instr.sh) =="
+        bash "$TOP/bench/stock-instr.sh" | tee "$OUT/stock-instr.txt"
+    fi
 fi
 for tr in "${transports[@]}"; do
     # the environment of each transport: test/transports, shared with the suite

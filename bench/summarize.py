@@ -120,6 +120,16 @@ if os.path.exists(instr):
            else None, 0.5)
 else:
     target("instructions, 8 B put_notify / send+recv (callgrind)", None, 0.5)
+# bench/stock-instr.sh: "mode stock ours ratio" (make bench-stock builds stock MPICH)
+stock = os.path.join(out, "stock-instr.txt")
+ratios = {}
+if os.path.exists(stock):
+    ratios = {l.split()[0]: float(l.split()[3]) for l in open(stock)
+              if len(l.split()) == 4 and not l.startswith(("#", "mode"))}
+for m, what in (("sendrecv_nowin", "send+recv, no window"),
+                ("sendrecv", "send+recv, a window allocated"),
+                ("put_flush", "MPI_Put + flush")):
+    target(f"instructions, 8 B {what}: this build / stock MPICH", ratios.get(m), 1.01)
 
 
 # plots
