@@ -421,13 +421,14 @@ run_instr_budget() {
         fail "instr_budget" "bench/instr-count.sh failed" "$log"
         return
     fi
-    while read -r mode budget; do
+    while read -r mode budget pct; do
         [[ -z $mode || $mode == \#* ]] && continue
+        pct=${pct:-10}
         count=$(awk -v m="$mode" '$1 == m {print $4}' "$log")
         if [ -z "$count" ]; then
             fail "instr_budget $mode" "not counted" "$log"
-        elif [ $((count * 10)) -gt $((budget * 11)) ]; then
-            fail "instr_budget $mode" "$count instructions per message, budget $budget + 10 %" "$log"
+        elif [ $((count * 100)) -gt $((budget * (100 + pct))) ]; then
+            fail "instr_budget $mode" "$count instructions per message, budget $budget + $pct %" "$log"
         else
             pass "instr_budget $mode ($count, budget $budget)" "$(( $(date +%s) - start ))"
         fi
