@@ -2,7 +2,7 @@
  * Notified Access: device-independent part (requests, matching, ordering).
  *
  * A notification is produced by MPI_Put_notify / MPI_Get_notify at the origin,
- * carried by a transport (ch4 MPIDIG active messages for now), and handed to
+ * carried by a transport (ch4/src/ch4_notify.c lists them), and handed to
  * MPIR_Notify_arrive() at the target once the access is complete there.  The
  * code in src/mpi/notify/ then restores issue order per origin, matches it to
  * the earliest-started persistent request of the window (or queues it as
@@ -133,6 +133,7 @@ typedef enum MPIR_Notify_path {
     MPIR_NOTIFY_PATH_GENERIC,   /* MPICH's active-message RMA (ch4/src/mpidig_notify.h) */
     MPIR_NOTIFY_PATH_RING,      /* a shared-memory ring cell (ch4/shm/posix/posix_notify.c) */
     MPIR_NOTIFY_PATH_CQ_DATA,   /* libfabric remote CQ data (ch4/netmod/ofi/ofi_notify.c) */
+    MPIR_NOTIFY_PATH_UCX_AM,    /* a UCX active message (ch4/netmod/ucx/ucx_notify.c) */
     MPIR_NOTIFY_PATH_REFUSED    /* MPIR_CVAR_NOTIFY_OFI_PATH=native without it: an error */
 } MPIR_Notify_path_t;
 
@@ -155,7 +156,8 @@ typedef enum MPIR_Notify_path {
     X(PROV_CQ_DATA, "provider-cq-data-size", "the provider's cq_data_size is below 8 bytes") \
     X(PROV_RX_CQ_DATA, "provider-rx-cq-data", "remote CQ data would consume posted receive buffers (FI_RX_CQ_DATA)") \
     X(PROV_SHM, "provider-shm", "the shm provider holds every write to a peer behind an unmatched large send") \
-    X(NO_SLOT, "no-window-slot", "all 256 window slots are in use")
+    X(NO_SLOT, "no-window-slot", "all 256 window slots are in use") \
+    X(UCX_AM, "ucx-active-message", "one UCX active message per access")
 
 #define MPIR_NOTIFY_WHY_ID(id_, name_, text_) MPIR_NOTIFY_WHY_##id_,
 typedef enum MPIR_Notify_why {

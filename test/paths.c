@@ -5,11 +5,14 @@
  *   - the calling process is always generic/self;
  *   - allocate (and allocate_shared where all ranks share a node) take the
  *     configuration's path;
- *   - create: registered memory takes the libfabric path, but the rings
+ *   - create: registered memory takes the libfabric path, any memory the
+ *     UCX active messages (they write it at the target), but the rings
  *     need memory in a node-shared segment: generic/no-fast-path (forced:
  *     the reason depends on whether a transport had a path to offer);
  *   - dynamic: the libfabric path needs memory registered at creation
- *     (generic/dynamic), the rings shared memory (generic/no-fast-path);
+ *     (generic/dynamic), and so does the UCX path (a displacement there is
+ *     an address, which the target does not check), the rings shared memory
+ *     (generic/no-fast-path);
  *   - a handle bound to no window has no values.
  * Then one notified put per target shows the path carries data. */
 #include "na_test.h"
@@ -37,6 +40,7 @@ int main(int argc, char **argv)
         return 1;
     }
     int ring = strncmp(env, "ring", 4) == 0, cq = strncmp(env, "cq-data", 7) == 0;
+    int ucx = strncmp(env, "ucx-am", 6) == 0;
 
     for (int f = 0; f < NA_NFLAVORS; f++) {
         int flavor = na_flavors[f];
@@ -44,9 +48,9 @@ int main(int argc, char **argv)
             continue;
         const char *name = na_flavor_name(flavor), *want = env;
         if (flavor == MPI_WIN_FLAVOR_CREATE)
-            want = ring ? "generic/no-fast-path" : cq ? env : "generic";
+            want = ring ? "generic/no-fast-path" : cq || ucx ? env : "generic";
         if (flavor == MPI_WIN_FLAVOR_DYNAMIC)
-            want = cq ? "generic/dynamic" : ring ? "generic/no-fast-path" : "generic";
+            want = cq || ucx ? "generic/dynamic" : ring ? "generic/no-fast-path" : "generic";
         na_win_t w;
         na_win_create(flavor, 64, MPI_COMM_WORLD, &w);
         for (int t = 0; t < size; t++)

@@ -35,7 +35,7 @@ if [ "$VARIANT" = asan ]; then
     SCALE=${NA_TIMEOUT_SCALE:-3}
 fi
 case "$DEVICE" in
-    ch4:ucx*) CONFIGS=${CONFIGS:-shm,generic,generic-tcp} ;;
+    ch4:ucx*) CONFIGS=${CONFIGS:-shm,ucx-tcp,generic,generic-tcp} ;;
     *) CONFIGS=${CONFIGS:-shm,tcp,sockets,generic,tcp-am,sockets-am,tcp-cmpl} ;;
 esac
 TESTS=${TESTS:-.}
@@ -67,11 +67,15 @@ fail() {
 # shared with bench/.
 . "$TOP/test/transports.sh"
 config_env() { transport_env "$1"; }
-# ch4:ucx in MPICH 4.0.2 builds without the shm module (MPIDI_CH4_DIRECT_NETMOD)
-# and has no fast path of its own: every target is generic/no-fast-path.
+# ch4:ucx in MPICH 4.0.2 builds without the shm module (MPIDI_CH4_DIRECT_NETMOD):
+# every other process is reached by UCX active messages (ucx_notify.c), on
+# the node through UCX's own shared-memory transports, unless forced off.
 config_path() {
     case "$DEVICE" in
-        ch4:ucx*) echo generic/no-fast-path ;;
+        ch4:ucx*) case "$1" in
+                      generic*) echo generic/forced ;;
+                      *) echo ucx-am/ucx-active-message ;;
+                  esac ;;
         *) transport_path "$1" ;;
     esac
 }
@@ -186,6 +190,13 @@ run_notify_suite() {
             run_no=$((run_no + 1))
             if [ -n "$cfgs" ] && [[ ",$cfgs," != *",$cfg,"* ]]; then continue; fi
             if ! envs=$(config_env "$cfg"); then fail "$id" "unknown configuration $cfg"; continue; fi
+            # stock MPICH 4.0.2 ch4:ucx over UCX tcp hangs in MPI_Finalize with
+            # 3 or more processes about every other run (an Allreduce-only
+            # hello world too): doc/benchmarks.md, "UCX"
+            if [ "$cfg" = ucx-tcp ] && [ "$np" -gt 2 ]; then
+                skip "$id" "MPICH 4.0.2 ch4:ucx over UCX tcp hangs in MPI_Finalize with 3+ processes"
+                continue
+            fi
             envs="$envs$extra_env"
             path=${line_path:-$(config_path "$cfg")}
             [ -n "$path" ] && envs="$envs NA_EXPECT_PATH=$path"

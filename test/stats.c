@@ -20,9 +20,10 @@ enum { N = 5, M = 4, K = 3 };
 
 static const char *names[] = {
     "notify_arrived_generic", "notify_arrived_ring", "notify_arrived_cq_data",
+    "notify_arrived_ucx_am",
     "notify_counted", "notify_from_queue", "notify_queued", "notify_queued_max"
 };
-enum { GENERIC, RING, CQ_DATA, COUNTED, FROM_QUEUE, QUEUED, QUEUED_MAX, NVARS };
+enum { GENERIC, RING, CQ_DATA, UCX_AM, COUNTED, FROM_QUEUE, QUEUED, QUEUED_MAX, NVARS };
 
 static MPI_T_pvar_session session;
 static MPI_T_pvar_handle handle[NVARS];
@@ -37,7 +38,7 @@ static unsigned long long get(int v)
 /* arrived on each path: want on the window's path to rank 1, 0 on the others */
 static void expect_arrived(int path_var, unsigned long long want, const char *when)
 {
-    for (int v = GENERIC; v <= CQ_DATA; v++)
+    for (int v = GENERIC; v <= UCX_AM; v++)
         CHECK(get(v) == (v == path_var ? want : 0), "%s: %s = %llu, expected %llu", when,
               names[v], get(v), v == path_var ? want : 0);
 }
@@ -61,7 +62,8 @@ int main(int argc, char **argv)
     if (rank == 0) {
         char path[64], why[64];
         na_path(win, 1, path, why, sizeof(path));
-        path_var = !strcmp(path, "ring") ? RING : !strcmp(path, "cq-data") ? CQ_DATA : GENERIC;
+        path_var = !strcmp(path, "ring") ? RING : !strcmp(path, "cq-data") ? CQ_DATA :
+            !strcmp(path, "ucx-am") ? UCX_AM : GENERIC;
         MPI_OK(MPI_T_init_thread(MPI_THREAD_SINGLE, &provided));
         MPI_OK(MPI_T_pvar_session_create(&session));
         for (int v = 0; v < NVARS; v++) {

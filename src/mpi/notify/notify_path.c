@@ -23,6 +23,7 @@ static const char *const path_name[] = {
     [MPIR_NOTIFY_PATH_GENERIC] = "generic",
     [MPIR_NOTIFY_PATH_RING] = "ring",
     [MPIR_NOTIFY_PATH_CQ_DATA] = "cq-data",
+    [MPIR_NOTIFY_PATH_UCX_AM] = "ucx-am",
     [MPIR_NOTIFY_PATH_REFUSED] = "refused",
 };
 
@@ -85,7 +86,7 @@ void MPIR_Notify_path_pvars_init(void)
                               MPIR_T_PVAR_FLAG_READONLY | MPIR_T_PVAR_FLAG_CONTINUOUS,
                               pvar_value, pvar_count, "NOTIFY",
                               "Path of the window's notified accesses to each process of its "
-                              "group (generic, ring, cq-data, refused); fixed at window creation");
+                              "group (generic, ring, cq-data, ucx-am, refused); fixed at window creation");
     MPIR_T_PVAR_REGISTER_impl(MPI_T_PVAR_CLASS_STATE, MPI_INT, "notify_path_reason",
                               &reason_var, 0, reasons, MPI_T_VERBOSITY_USER_BASIC,
                               MPI_T_BIND_MPI_WIN,

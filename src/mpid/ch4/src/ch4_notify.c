@@ -9,9 +9,11 @@
  *     shared-memory window;
  *   - netmod/ofi/ofi_notify.c: one libfabric RMA write with remote CQ data,
  *     where the provider can;
+ *   - netmod/ucx/ucx_notify.c: one UCX active message per put (a request
+ *     answered with the data per get);
  *   - src/mpidig_notify.h: the generic MPIDIG active-message RMA protocol
  *     (mpidig_rma.h: notify_tag and notify_seq in the put/get headers),
- *     for everything else (and every target of ch4:ucx).
+ *     for everything else.
  * Each (window, target) pair keeps one path for the window's lifetime.
  * Either way the target hands it to MPIR_Notify_arrive() once the access is
  * complete there (put: data written; get: data read); matching is in

@@ -1,6 +1,7 @@
 /*
- * Notified Access over ch4:ucx: the generic path for every target (a native
- * UCX protocol would replace these functions).
+ * Notified Access over ch4:ucx, ch4's netmod API (ch4_api.txt): puts and
+ * gets over UCX active messages where the window's path table says ucx-am
+ * (ucx_notify.c), else the generic path.
  */
 #ifndef UCX_NOTIFY_H_INCLUDED
 #define UCX_NOTIFY_H_INCLUDED
@@ -16,8 +17,9 @@ MPL_STATIC_INLINE_PREFIX int MPIDI_NM_mpi_put_notify(const void *origin_addr, in
                                                      MPIDI_winattr_t winattr, int tag,
                                                      MPIR_Request ** req)
 {
-    return MPIDIG_mpi_put_notify(origin_addr, origin_count, origin_datatype, target_rank,
-                                 target_disp, target_count, target_datatype, win, tag, req);
+    return MPIDI_UCX_notify_access((void *) origin_addr, origin_count, origin_datatype,
+                                   target_rank, target_disp, target_count, target_datatype, win,
+                                   tag, true, req);
 }
 
 MPL_STATIC_INLINE_PREFIX int MPIDI_NM_mpi_get_notify(void *origin_addr, int origin_count,
@@ -29,11 +31,13 @@ MPL_STATIC_INLINE_PREFIX int MPIDI_NM_mpi_get_notify(void *origin_addr, int orig
                                                      MPIDI_winattr_t winattr, int tag,
                                                      MPIR_Request ** req)
 {
-    return MPIDIG_mpi_get_notify(origin_addr, origin_count, origin_datatype, target_rank,
-                                 target_disp, target_count, target_datatype, win, tag, req);
+    return MPIDI_UCX_notify_access(origin_addr, origin_count, origin_datatype, target_rank,
+                                   target_disp, target_count, target_datatype, win, tag, false,
+                                   req);
 }
 
-/* as MPICH 4.0.2's ucx netmod does every accumulate: active messages */
+/* as MPICH 4.0.2's ucx netmod does every accumulate: MPICH's active
+ * messages, which also order it with the plain accumulates of the window */
 MPL_STATIC_INLINE_PREFIX int MPIDI_NM_mpi_accumulate_notify(const MPIR_Notify_acc_t * acc,
                                                             MPIR_Win * win,
                                                             MPIDI_av_entry_t * addr,
@@ -42,7 +46,7 @@ MPL_STATIC_INLINE_PREFIX int MPIDI_NM_mpi_accumulate_notify(const MPIR_Notify_ac
     return MPIDIG_notify_accumulate(acc, win, tag);
 }
 
-/* active messages are handled by progress; nothing to take in early */
+/* UCX active messages are handled by progress; nothing to take in early */
 MPL_STATIC_INLINE_PREFIX int MPIDI_NM_notify_poll(MPIR_Win * win)
 {
     return MPI_SUCCESS;

@@ -1,0 +1,597 @@
+/*
+ * Notified Access over UCX (ch4:ucx): a notified put is one UCX active
+ * message, a notified get a request message answered with the data.
+ *
+ * UCX's host API has no write with immediate data, but its active messages
+ * carry a header and a payload, and a large payload can be received by
+ * rendezvous straight into a given buffer (ucp_am_recv_data_nbx).  So:
+ *
+ *   put:  origin --PUT{window, offset, tag, seq} + data-->  target
+ *         The handler copies an eager payload into window memory, or starts
+ *         the rendezvous receive into window memory; once the data is there
+ *         the notification goes to MPIR_Notify_arrive (produced by
+ *         MPIDI_UCX_notify_put, carried by the message, matched in notify.c).
+ *   get:  origin --GET{window, offset, tag, seq, cookie}-->  target
+ *         target --GET_RESP{cookie} + data from window memory--> origin
+ *         The target's notification follows its send's local completion
+ *         (the data has been read); the origin's get completes when the
+ *         answer is in its buffer (eager copy or rendezvous receive).
+ *
+ * Ordering.  UCX does not order active messages (rendezvous ones complete
+ * when their data has moved), so every access carries the origin's
+ * sequence number for its target and MPIR_Notify_arrive restores issue
+ * order, as on the generic path.
+ *
+ * Remote completion (MPI_Win_flush, unlock, fence, complete).  A put's send
+ * completing at the origin says nothing about the target, so the origin
+ * counts puts issued per target and the target counts puts done per origin.
+ * A flush that finds puts unconfirmed sends one FLUSH{issued} and waits for
+ * FLUSH_ACK{done} (the target answers once done reaches issued): one round
+ * trip per flush that has work, none per access, none for a flush with
+ * nothing outstanding.  In the put, flush, put, flush pattern (a flush that
+ * found one put since the previous one) the next put asks for the answer
+ * itself (PUT{count = issued}), so the flush sends nothing and waits for one
+ * message instead of two; a stream of puts keeps one FLUSH per flush (an
+ * answer per put would halve its message rate).  Gets need no FLUSH: their
+ * answer is the completion.
+ * Local completion (flush_local) waits for the sends UCX has not completed.
+ *
+ * Which targets: every other process of a window whose flavour is not
+ * dynamic, unless MPIR_CVAR_NOTIFY_UCX_PATH or MPIR_CVAR_NOTIFY_FORCE_GENERIC
+ * say generic (path table: ucx-am).  Contiguous accesses without a request
+ * go this way; request-based and non-contiguous ones, the accumulate family
+ * and the calling process take the generic path, which uses the same
+ * sequence numbers, so they mix in order.
+ */
+
+#include "mpidimpl.h"
+#include "ucx_impl.h"
+#include "ucx_notify.h"
+
+/*
+=== BEGIN_MPI_T_CVAR_INFO_BLOCK ===
+
+cvars:
+    - name        : MPIR_CVAR_NOTIFY_UCX_PATH
+      category    : NOTIFY
+      type        : enum
+      default     : auto
+      class       : none
+      verbosity   : MPI_T_VERBOSITY_USER_BASIC
+      scope       : MPI_T_SCOPE_ALL_EQ
+      description : |-
+        How notified accesses reach other processes through the UCX netmod.
+        auto    - one UCX active message per put (a request answered with
+                  the data per get), for windows that are not dynamic
+        generic - always the generic active-message path
+
+=== END_MPI_T_CVAR_INFO_BLOCK ===
+*/
+
+#define AM_ID MPIDI_UCX_NOTIFY_AM_ID
+
+enum { MSG_PUT, MSG_GET, MSG_GET_RESP, MSG_FLUSH, MSG_FLUSH_ACK };
+
+/* the header of every notify message */
+typedef struct {
+    uint64_t win_id;
+    MPI_Aint disp;              /* PUT, GET: in the target's displacement units */
+    MPI_Aint lb;                /* PUT, GET: then this many bytes */
+    uint64_t count;             /* FLUSH, PUT if not 0: answer once this many puts
+                                 * are done; FLUSH_ACK: puts done; GET: bytes */
+    uint64_t cookie;            /* GET, GET_RESP: the origin's get_t */
+    int32_t src;                /* the sender's rank in the window */
+    int32_t tag;
+    uint32_t seq;
+    uint32_t kind;
+} hdr_t;
+
+/* a send whose header must live until UCX completes it */
+typedef struct {
+    hdr_t hdr;
+    MPIR_Win *win;              /* counted in the window's inflight; NULL if not */
+    bool notify;                /* GET_RESP: deliver the target's notification then */
+    MPI_Aint bytes;
+} send_t;
+
+/* an origin's get awaiting its answer */
+typedef struct {
+    MPIR_Win *win;
+    int target;
+    void *buf;
+} get_t;
+
+/* a rendezvous receive in progress: put data into the window, or a get's
+ * answer into the origin buffer */
+typedef struct {
+    hdr_t hdr;
+    MPIR_Win *win;
+    MPI_Aint bytes;
+    get_t *get;
+} recv_t;
+
+/* MPIR_Notify_arrive failing inside a UCX callback (out of memory) cannot
+ * be returned there; the next flush or access returns it */
+static int deferred_errno = MPI_SUCCESS;
+
+static int take_deferred(void)
+{
+    int e = deferred_errno;
+    deferred_errno = MPI_SUCCESS;
+    return e;
+}
+
+static ucp_worker_h worker_of(MPIR_Win * win)
+{
+    return MPIDI_UCX_global.ctx[MPIDI_UCX_get_win_vni(win)].worker;
+}
+
+/* ------------------------------------------------------------ sending */
+
+static void send_done(void *request, ucs_status_t status, void *user_data);
+
+static void finish_send(send_t * s)
+{
+    if (s->win) {
+        MPIDI_UCX_notify_win_t *nw = MPIDI_UCX_WIN(s->win).notify;
+        nw->inflight--;
+        if (s->notify) {
+            int e = MPIR_Notify_arrive(s->win, MPIR_NOTIFY_PATH_UCX_AM, s->hdr.src, s->hdr.tag,
+                                       s->bytes, s->hdr.seq);
+            if (e && !deferred_errno)
+                deferred_errno = e;
+        }
+    }
+    MPL_free(s);
+}
+
+static void send_done(void *request, ucs_status_t status, void *user_data)
+{
+    if (status != UCS_OK && !deferred_errno)
+        MPIR_ERR_SET1(deferred_errno, MPI_ERR_OTHER, "**notifyucx", "**notifyucx %s",
+                      ucs_status_string(status));
+    finish_send(user_data);
+    ucp_request_free(request);
+}
+
+/* send s->hdr (and bytes at buf) to rank of win; s is freed when done.
+ * A window-counted send (s->win) holds the window until UCX completes it. */
+static int send_msg(MPIR_Win * win, int rank, send_t * s, const void *buf, size_t bytes)
+{
+    int mpi_errno = MPI_SUCCESS;
+    int vni = MPIDI_UCX_get_win_vni(win);
+    ucp_request_param_t param = {
+        .op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA |
+            UCP_OP_ATTR_FIELD_DATATYPE,
+        .cb.send = send_done,
+        .user_data = s,
+        .datatype = ucp_dt_make_contig(1),
+    };
+
+    if (s->win)
+        MPIDI_UCX_WIN(win).notify->inflight++;
+    ucs_status_ptr_t r = ucp_am_send_nbx(MPIDI_UCX_WIN_TO_EP(win, rank, vni), AM_ID, &s->hdr,
+                                         sizeof(s->hdr), buf, bytes, &param);
+    if (r == NULL) {
+        finish_send(s);
+    } else if (UCS_PTR_IS_ERR(r)) {
+        if (s->win)
+            MPIDI_UCX_WIN(win).notify->inflight--;
+        MPL_free(s);
+        MPIDI_UCX_CHK_STATUS(UCS_PTR_STATUS(r));
+    }
+  fn_fail:
+    return mpi_errno;
+}
+
+static send_t *new_send(MPIR_Win * win, int kind, int src)
+{
+    send_t *s = MPL_malloc(sizeof(*s), MPL_MEM_RMA);
+    if (s) {
+        memset(s, 0, sizeof(*s));
+        s->hdr.win_id = MPIDIG_WIN(win, win_id);
+        s->hdr.kind = kind;
+        s->hdr.src = src;
+    }
+    return s;
+}
+
+/* ------------------------------------------------------------- target */
+
+/* as the generic path computes it: the target's own displacement unit */
+static void *target_addr(MPIR_Win * win, const hdr_t * h)
+{
+    return (char *) win->base + h->disp * win->disp_unit + h->lb;
+}
+
+/* a put's data is in window memory: deliver, count, answer a waiting FLUSH */
+static int put_done(MPIR_Win * win, const hdr_t * h, MPI_Aint bytes)
+{
+    MPIDI_UCX_notify_win_t *nw = MPIDI_UCX_WIN(win).notify;
+    int mpi_errno = MPIR_Notify_arrive(win, MPIR_NOTIFY_PATH_UCX_AM, h->src, h->tag, bytes,
+                                       h->seq);
+    nw->done[h->src]++;
+    if (nw->want[h->src] && nw->done[h->src] >= nw->want[h->src]) {
+        nw->want[h->src] = 0;
+        send_t *s = new_send(win, MSG_FLUSH_ACK, win->comm_ptr->rank);
+        MPIR_ERR_CHKANDJUMP1(!s, mpi_errno, MPI_ERR_NO_MEM, "**nomem", "**nomem %s", "notify");
+        s->hdr.count = nw->done[h->src];
+        int e = send_msg(win, h->src, s, NULL, 0);
+        if (!mpi_errno)
+            mpi_errno = e;
+    }
+  fn_fail:
+    return mpi_errno;
+}
+
+static int flush_request(MPIR_Win * win, const hdr_t * h)
+{
+    MPIDI_UCX_notify_win_t *nw = MPIDI_UCX_WIN(win).notify;
+    if (nw->done[h->src] < h->count) {
+        /* answered by put_done */
+        nw->want[h->src] = MPL_MAX(nw->want[h->src], h->count);
+        return MPI_SUCCESS;
+    }
+    int mpi_errno = MPI_SUCCESS;
+    send_t *s = new_send(win, MSG_FLUSH_ACK, win->comm_ptr->rank);
+    MPIR_ERR_CHKANDJUMP1(!s, mpi_errno, MPI_ERR_NO_MEM, "**nomem", "**nomem %s", "notify");
+    s->hdr.count = nw->done[h->src];
+    mpi_errno = send_msg(win, h->src, s, NULL, 0);
+  fn_fail:
+    return mpi_errno;
+}
+
+/* answer a get with window memory; the notification once it has been read */
+static int get_request(MPIR_Win * win, const hdr_t * h, MPI_Aint bytes)
+{
+    int mpi_errno = MPI_SUCCESS;
+    send_t *s = new_send(win, MSG_GET_RESP, h->src);
+    MPIR_ERR_CHKANDJUMP1(!s, mpi_errno, MPI_ERR_NO_MEM, "**nomem", "**nomem %s", "notify");
+    s->hdr.cookie = h->cookie;
+    s->hdr.tag = h->tag;
+    s->hdr.seq = h->seq;
+    s->win = win;
+    s->notify = true;
+    s->bytes = bytes;
+    mpi_errno = send_msg(win, h->src, s, target_addr(win, h), bytes);
+  fn_fail:
+    return mpi_errno;
+}
+
+/* origin: a get's data is in its buffer */
+static void get_done(get_t * g)
+{
+    MPIDI_UCX_WIN(g->win).notify->gets[g->target]--;
+    MPL_free(g);
+}
+
+static void rndv_done(void *request, ucs_status_t status, size_t length, void *user_data)
+{
+    recv_t *rx = user_data;
+    int e = MPI_SUCCESS;
+
+    if (status != UCS_OK)
+        MPIR_ERR_SET1(e, MPI_ERR_OTHER, "**notifyucx", "**notifyucx %s",
+                      ucs_status_string(status));
+    else if (rx->get)
+        get_done(rx->get);
+    else
+        e = put_done(rx->win, &rx->hdr, rx->bytes);
+    if (e && !deferred_errno)
+        deferred_errno = e;
+    MPL_free(rx);
+    if (request)
+        ucp_request_free(request);
+}
+
+/* take a payload into dest: copy an eager one, receive a rendezvous one
+ * (complete: rndv_done then, or now if UCX finishes at once) */
+static ucs_status_t take_payload(MPIR_Win * win, const hdr_t * h, void *data, size_t length,
+                                 const ucp_am_recv_param_t * param, void *dest, get_t * get)
+{
+    if (!(param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV)) {
+        if (length)
+            MPIR_Memcpy(dest, data, length);
+        int e = get ? (get_done(get), MPI_SUCCESS) : put_done(win, h, length);
+        if (e && !deferred_errno)
+            deferred_errno = e;
+        return UCS_OK;
+    }
+    recv_t *rx = MPL_malloc(sizeof(*rx), MPL_MEM_RMA);
+    if (!rx)
+        return UCS_ERR_NO_MEMORY;
+    rx->hdr = *h;
+    rx->win = win;
+    rx->bytes = length;
+    rx->get = get;
+    ucp_request_param_t rp = {
+        .op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA |
+            UCP_OP_ATTR_FIELD_DATATYPE,
+        .cb.recv_am = rndv_done,
+        .user_data = rx,
+        .datatype = ucp_dt_make_contig(1),
+    };
+    ucs_status_ptr_t r = ucp_am_recv_data_nbx(worker_of(win), data, dest, length, &rp);
+    if (r == NULL)
+        rndv_done(NULL, UCS_OK, length, rx);
+    else if (UCS_PTR_IS_ERR(r))
+        rndv_done(NULL, UCS_PTR_STATUS(r), 0, rx);
+    return UCS_INPROGRESS;
+}
+
+/* every notify message arrives here (ucp_worker_progress, under the lock
+ * that protects progress) */
+static ucs_status_t am_recv(void *arg, const void *header, size_t header_length, void *data,
+                            size_t length, const ucp_am_recv_param_t * param)
+{
+    hdr_t h;
+    int e = MPI_SUCCESS;
+
+    MPIR_Assert(header_length == sizeof(h));
+    memcpy(&h, header, sizeof(h));      /* no alignment promised */
+    if (h.kind == MSG_GET_RESP) {
+        get_t *g = (get_t *) (uintptr_t) h.cookie;
+        return take_payload(g->win, &h, data, length, param, g->buf, g);
+    }
+    MPIR_Win *win = MPIDIU_map_lookup(MPIDI_global.win_map, h.win_id);
+    /* a window exists at every member from its creation until its free, and
+     * no message of it is in flight outside that span (flush before free) */
+    MPIR_Assert(win && MPIDI_UCX_WIN(win).notify);
+    MPIDI_UCX_notify_win_t *nw = MPIDI_UCX_WIN(win).notify;
+    switch (h.kind) {
+        case MSG_PUT:
+            if (h.count)        /* an answer wanted, as for a FLUSH */
+                nw->want[h.src] = MPL_MAX(nw->want[h.src], h.count);
+            return take_payload(win, &h, data, length, param, target_addr(win, &h), NULL);
+        case MSG_GET:
+            e = get_request(win, &h, (MPI_Aint) h.count);
+            break;
+        case MSG_FLUSH:
+            e = flush_request(win, &h);
+            break;
+        case MSG_FLUSH_ACK:
+            nw->acked[h.src] = MPL_MAX(nw->acked[h.src], h.count);
+            break;
+        default:
+            MPIR_Assert(0);
+    }
+    if (e && !deferred_errno)
+        deferred_errno = e;
+    return UCS_OK;
+}
+
+int MPIDI_UCX_notify_init_worker(ucp_worker_h worker)
+{
+    int mpi_errno = MPI_SUCCESS;
+    ucp_am_handler_param_t p = {
+        .field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID | UCP_AM_HANDLER_PARAM_FIELD_CB |
+            UCP_AM_HANDLER_PARAM_FIELD_ARG,
+        .id = AM_ID,
+        .cb = am_recv,
+        .arg = NULL,
+    };
+    MPIDI_UCX_CHK_STATUS(ucp_worker_set_am_recv_handler(worker, &p));
+  fn_fail:
+    return mpi_errno;
+}
+
+/* ------------------------------------------------------------- origin */
+
+/* the window's UCX state if the path table says ucx-am for target */
+static MPIDI_UCX_notify_win_t *path_state(MPIR_Win * win, int target)
+{
+    return MPIR_Notify_path(win, target) == MPIR_NOTIFY_PATH_UCX_AM ?
+        MPIDI_UCX_WIN(win).notify : NULL;
+}
+
+int MPIDI_UCX_notify_access(void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+                            int target_rank, MPI_Aint target_disp, int target_count,
+                            MPI_Datatype target_datatype, MPIR_Win * win, int tag, bool is_put,
+                            MPIR_Request ** req)
+{
+    int mpi_errno = MPI_SUCCESS;
+    int o_contig, t_contig;
+    MPI_Aint o_bytes, t_bytes, o_lb, t_lb;
+    MPIDI_UCX_notify_win_t *nw = req ? NULL : path_state(win, target_rank);
+
+    MPIR_FUNC_ENTER;
+    if (nw) {
+        MPIDI_Datatype_check_contig_size_lb(origin_datatype, origin_count, o_contig, o_bytes,
+                                            o_lb);
+        MPIDI_Datatype_check_contig_size_lb(target_datatype, target_count, t_contig, t_bytes,
+                                            t_lb);
+        if (!o_contig || !t_contig)
+            nw = NULL;
+    }
+    if (!nw) {
+        mpi_errno = MPIDIG_notify_access(origin_addr, origin_count, origin_datatype, target_rank,
+                                         target_disp, target_count, target_datatype, win, tag,
+                                         is_put, req);
+        goto fn_exit;
+    }
+    MPIDIG_RMA_OP_CHECK_SYNC(target_rank, win);
+    mpi_errno = take_deferred();
+    MPIR_ERR_CHECK(mpi_errno);
+
+    int vni = MPIDI_UCX_get_win_vni(win);
+    MPID_THREAD_CS_ENTER(VCI, MPIDI_VCI(vni).lock);
+    send_t *s = new_send(win, is_put ? MSG_PUT : MSG_GET, win->comm_ptr->rank);
+    get_t *g = is_put ? NULL : MPL_malloc(sizeof(*g), MPL_MEM_RMA);
+    if (!s || (!is_put && !g)) {
+        MPL_free(s);
+        MPID_THREAD_CS_EXIT(VCI, MPIDI_VCI(vni).lock);
+        MPIR_ERR_SETANDJUMP1(mpi_errno, MPI_ERR_NO_MEM, "**nomem", "**nomem %s", "notify");
+    }
+    s->hdr.disp = target_disp;
+    s->hdr.lb = t_lb;
+    s->hdr.tag = tag;
+    s->hdr.seq = MPIR_Notify_take_seq(win->notify, target_rank);
+    s->win = win;
+    if (is_put) {
+        if (++nw->issued[target_rank] == nw->at_flush[target_rank] + 1 && nw->ask[target_rank])
+            s->hdr.count = nw->asked[target_rank] = nw->issued[target_rank];
+        mpi_errno = send_msg(win, target_rank, s, (char *) origin_addr + o_lb, o_bytes);
+        if (mpi_errno)
+            nw->issued[target_rank]--;
+    } else {
+        g->win = win;
+        g->target = target_rank;
+        g->buf = (char *) origin_addr + o_lb;
+        s->hdr.count = t_bytes;
+        s->hdr.cookie = (uint64_t) (uintptr_t) g;
+        nw->gets[target_rank]++;
+        mpi_errno = send_msg(win, target_rank, s, NULL, 0);
+        if (mpi_errno) {
+            nw->gets[target_rank]--;
+            MPL_free(g);
+        }
+    }
+    if (mpi_errno)
+        MPIR_Notify_unnumber(win, target_rank, s->hdr.seq);
+    MPID_THREAD_CS_EXIT(VCI, MPIDI_VCI(vni).lock);
+
+  fn_exit:
+    MPIR_FUNC_EXIT;
+    return mpi_errno;
+  fn_fail:
+    goto fn_exit;
+}
+
+/* whether target (or every target, -1) still has what the completion waits for */
+static bool pending(MPIR_Win * win, MPIDI_UCX_notify_win_t * nw, int target, bool local,
+                    const uint64_t * want)
+{
+    if (nw->inflight)
+        return true;
+    int lo = target < 0 ? 0 : target, hi = target < 0 ? win->comm_ptr->local_size : target + 1;
+    for (int r = lo; r < hi; r++)
+        if (nw->gets[r] || (!local && nw->acked[r] < want[r - lo]))
+            return true;
+    return false;
+}
+
+/* MPI_Win_flush(_local)(_all), unlock(_all), fence, complete: from ucx_win.h's
+ * completion hooks; target -1 for every target */
+int MPIDI_UCX_notify_cmpl(MPIR_Win * win, int target, bool local)
+{
+    int mpi_errno = MPI_SUCCESS;
+    MPIDI_UCX_notify_win_t *nw = MPIDI_UCX_WIN(win).notify;
+    uint64_t one, *want = &one;
+
+    if (!nw)
+        return take_deferred();
+    int vni = MPIDI_UCX_get_win_vni(win);
+    int lo = target < 0 ? 0 : target, hi = target < 0 ? win->comm_ptr->local_size : target + 1;
+    MPID_THREAD_CS_ENTER(VCI, MPIDI_VCI(vni).lock);
+    /* a snapshot of what to wait for (threads flushing the same window at
+     * once share the buffer: a later snapshot only waits for more) */
+    if (hi - lo > 1)
+        want = nw->want_buf;
+    for (int r = lo; r < hi; r++) {
+        want[r - lo] = nw->issued[r];
+        if (local)
+            continue;
+        /* the next put asks for its answer if this flush found one put */
+        nw->ask[r] = nw->issued[r] - nw->at_flush[r] == 1;
+        nw->at_flush[r] = nw->issued[r];
+        if (nw->acked[r] >= nw->issued[r] || nw->asked[r] == nw->issued[r])
+            continue;   /* confirmed, or the answer is on its way */
+        send_t *s = new_send(win, MSG_FLUSH, win->comm_ptr->rank);
+        MPIR_ERR_CHKANDJUMP1(!s, mpi_errno, MPI_ERR_NO_MEM, "**nomem", "**nomem %s", "notify");
+        s->hdr.count = nw->issued[r];
+        mpi_errno = send_msg(win, r, s, NULL, 0);
+        MPIR_ERR_CHECK(mpi_errno);
+    }
+    while (pending(win, nw, target, local, want)) {
+        mpi_errno = MPIDI_progress_test_vci(vni);
+        MPIR_ERR_CHECK(mpi_errno);
+        MPID_THREAD_CS_YIELD(GLOBAL, MPIR_THREAD_GLOBAL_ALLFUNC_MUTEX);
+    }
+    mpi_errno = take_deferred();
+  fn_fail:
+    MPID_THREAD_CS_EXIT(VCI, MPIDI_VCI(vni).lock);
+    return mpi_errno;
+}
+
+/* ------------------------------------------------------ window set-up */
+
+int MPIDI_UCX_notify_win_init(MPIR_Win * win)
+{
+    int mpi_errno = MPI_SUCCESS;
+    int n = win->comm_ptr->local_size, me = win->comm_ptr->rank;
+    bool on = !MPIR_CVAR_NOTIFY_FORCE_GENERIC &&
+        MPIR_CVAR_NOTIFY_UCX_PATH != MPIR_CVAR_NOTIFY_UCX_PATH_generic &&
+        win->create_flavor != MPI_WIN_FLAVOR_DYNAMIC;
+
+    MPIDI_UCX_WIN(win).notify = NULL;
+    /* the state also serves as target: another member's choice is its own
+     * (MPI_T can set the CVARs at one process) */
+    if (n > 1) {
+        MPIDI_UCX_notify_win_t *nw = MPL_calloc(1, sizeof(*nw), MPL_MEM_RMA);
+        MPIR_ERR_CHKANDJUMP1(!nw, mpi_errno, MPI_ERR_NO_MEM, "**nomem", "**nomem %s",
+                             "notify window");
+        MPIDI_UCX_WIN(win).notify = nw;
+        /* one allocation per type: issued, acked, done, want, want_buf,
+         * asked, at_flush; gets; ask */
+        nw->issued = MPL_calloc(7 * n, sizeof(uint64_t), MPL_MEM_RMA);
+        nw->gets = MPL_calloc(n, sizeof(int), MPL_MEM_RMA);
+        nw->ask = MPL_calloc(n, sizeof(bool), MPL_MEM_RMA);
+        MPIR_ERR_CHKANDJUMP1(!nw->issued || !nw->gets || !nw->ask, mpi_errno, MPI_ERR_NO_MEM,
+                             "**nomem", "**nomem %s", "notify window");
+        nw->acked = nw->issued + n;
+        nw->done = nw->issued + 2 * n;
+        nw->want = nw->issued + 3 * n;
+        nw->want_buf = nw->issued + 4 * n;
+        nw->asked = nw->issued + 5 * n;
+        nw->at_flush = nw->issued + 6 * n;
+    }
+    for (int r = 0; r < n; r++) {
+        if (r == me)
+            mpi_errno = MPIR_Notify_path_set(win, r, MPIR_NOTIFY_PATH_GENERIC,
+                                             MPIR_NOTIFY_WHY_SELF);
+        else if (on)
+            mpi_errno = MPIR_Notify_path_set(win, r, MPIR_NOTIFY_PATH_UCX_AM,
+                                             MPIR_NOTIFY_WHY_UCX_AM);
+        else
+            mpi_errno = MPIR_Notify_path_set(win, r, MPIR_NOTIFY_PATH_GENERIC,
+                                             win->create_flavor == MPI_WIN_FLAVOR_DYNAMIC &&
+                                             !MPIR_CVAR_NOTIFY_FORCE_GENERIC &&
+                                             MPIR_CVAR_NOTIFY_UCX_PATH !=
+                                             MPIR_CVAR_NOTIFY_UCX_PATH_generic ?
+                                             MPIR_NOTIFY_WHY_DYNAMIC : MPIR_NOTIFY_WHY_FORCED);
+        MPIR_ERR_CHECK(mpi_errno);
+    }
+    if (MPIR_CVAR_NOTIFY_VERBOSE && me == 0)
+        fprintf(stderr, "notify: window %x: UCX active messages to %d of %d processes\n",
+                win->handle, MPIR_Notify_path_count(win, MPIR_NOTIFY_PATH_UCX_AM), n);
+  fn_exit:
+    return mpi_errno;
+  fn_fail:
+    MPIDI_UCX_notify_win_free(win);
+    goto fn_exit;
+}
+
+/* collective, after the window's epochs closed: only local sends (a get's
+ * answer, an acknowledgement) can still be in flight */
+int MPIDI_UCX_notify_win_free(MPIR_Win * win)
+{
+    int mpi_errno = MPI_SUCCESS;
+    MPIDI_UCX_notify_win_t *nw = MPIDI_UCX_WIN(win).notify;
+
+    if (!nw)
+        return MPI_SUCCESS;
+    int vni = MPIDI_UCX_get_win_vni(win);
+    MPID_THREAD_CS_ENTER(VCI, MPIDI_VCI(vni).lock);
+    while (nw->inflight) {
+        mpi_errno = MPIDI_progress_test_vci(vni);
+        MPIR_ERR_CHECK(mpi_errno);
+    }
+  fn_fail:
+    MPID_THREAD_CS_EXIT(VCI, MPIDI_VCI(vni).lock);
+    MPL_free(nw->issued);
+    MPL_free(nw->gets);
+    MPL_free(nw->ask);
+    MPL_free(nw);
+    MPIDI_UCX_WIN(win).notify = NULL;
+    return mpi_errno;
+}
