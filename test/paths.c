@@ -6,7 +6,9 @@
  *   - allocate (and allocate_shared where all ranks share a node) take the
  *     configuration's path;
  *   - create: registered memory takes the libfabric path, any memory the
- *     UCX active messages (they write it at the target), but the rings
+ *     UCX active messages (the target writes it; shared-memory, where the
+ *     origin copies the data itself, needs MPICH's node-shared segment of
+ *     an allocated window), but the rings
  *     need memory in a node-shared segment: generic/no-fast-path (forced:
  *     the reason depends on whether a transport had a path to offer);
  *   - dynamic: the libfabric path needs memory registered at creation
@@ -48,7 +50,8 @@ int main(int argc, char **argv)
             continue;
         const char *name = na_flavor_name(flavor), *want = env;
         if (flavor == MPI_WIN_FLAVOR_CREATE)
-            want = ring ? "generic/no-fast-path" : cq || ucx ? env : "generic";
+            want = ring ? "generic/no-fast-path" : cq ? env : ucx ? "ucx-am/ucx-active-message" :
+                "generic";
         if (flavor == MPI_WIN_FLAVOR_DYNAMIC)
             want = cq || ucx ? "generic/dynamic" : ring ? "generic/no-fast-path" : "generic";
         na_win_t w;

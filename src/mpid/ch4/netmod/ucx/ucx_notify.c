@@ -17,6 +17,14 @@
  *         (the data has been read); the origin's get completes when the
  *         answer is in its buffer (eager copy or rendezvous receive).
  *
+ * Node-shared window memory.  MPICH allocates the memory of MPI_Win_allocate
+ * and MPI_Win_allocate_shared windows in a segment every process of the
+ * node maps (MPIDIG_WIN(win, shared_table)), also on ch4:ucx, which has no
+ * shm module.  For such a target the origin copies the data itself (put:
+ * into the target's memory; get: out of it) and sends only the
+ * notification, NOTE{tag, seq, bytes}: the access is complete when the call
+ * returns, so a flush has nothing to wait for (path reason shared-memory).
+ *
  * Ordering.  UCX does not order active messages (rendezvous ones complete
  * when their data has moved), so every access carries the origin's
  * sequence number for its target and MPIR_Notify_arrive restores issue
@@ -61,16 +69,21 @@ cvars:
       scope       : MPI_T_SCOPE_ALL_EQ
       description : |-
         How notified accesses reach other processes through the UCX netmod.
-        auto    - one UCX active message per put (a request answered with
-                  the data per get), for windows that are not dynamic
-        generic - always the generic active-message path
+        auto     - one UCX active message per put (a request answered with
+                   the data per get), for windows that are not dynamic; to
+                   a process whose window memory is mapped here (allocated
+                   windows, same node) the data is copied directly and the
+                   message carries only the notification
+        messages - the data in the UCX active messages also where it could
+                   be copied directly
+        generic  - always the generic active-message path
 
 === END_MPI_T_CVAR_INFO_BLOCK ===
 */
 
 #define AM_ID MPIDI_UCX_NOTIFY_AM_ID
 
-enum { MSG_PUT, MSG_GET, MSG_GET_RESP, MSG_FLUSH, MSG_FLUSH_ACK };
+enum { MSG_PUT, MSG_GET, MSG_GET_RESP, MSG_FLUSH, MSG_FLUSH_ACK, MSG_NOTE };
 
 /* the header of every notify message */
 typedef struct {
@@ -78,7 +91,7 @@ typedef struct {
     MPI_Aint disp;              /* PUT, GET: in the target's displacement units */
     MPI_Aint lb;                /* PUT, GET: then this many bytes */
     uint64_t count;             /* FLUSH, PUT if not 0: answer once this many puts
-                                 * are done; FLUSH_ACK: puts done; GET: bytes */
+                                 * are done; FLUSH_ACK: puts done; GET, NOTE: bytes */
     uint64_t cookie;            /* GET, GET_RESP: the origin's get_t */
     int32_t src;                /* the sender's rank in the window */
     int32_t tag;
@@ -352,6 +365,10 @@ static ucs_status_t am_recv(void *arg, const void *header, size_t header_length,
         case MSG_FLUSH_ACK:
             nw->acked[h.src] = MPL_MAX(nw->acked[h.src], h.count);
             break;
+        case MSG_NOTE:
+            e = MPIR_Notify_arrive(win, MPIR_NOTIFY_PATH_UCX_AM, h.src, h.tag, (MPI_Aint) h.count,
+                                   h.seq);
+            break;
         default:
             MPIR_Assert(0);
     }
@@ -427,7 +444,20 @@ int MPIDI_UCX_notify_access(void *origin_addr, int origin_count, MPI_Datatype or
     s->hdr.tag = tag;
     s->hdr.seq = MPIR_Notify_take_seq(win->notify, target_rank);
     s->win = win;
-    if (is_put) {
+    if (nw->direct[target_rank]) {
+        /* copied here; the message only notifies (the target's data is
+         * written, or read, before the message can arrive) */
+        char *t = nw->direct[target_rank] + target_disp * nw->direct_unit[target_rank] + t_lb;
+        MPL_free(g);
+        if (is_put)
+            MPIR_Memcpy(t, (char *) origin_addr + o_lb, o_bytes);
+        else
+            MPIR_Memcpy((char *) origin_addr + o_lb, t, t_bytes);
+        s->hdr.kind = MSG_NOTE;
+        s->hdr.count = is_put ? o_bytes : t_bytes;
+        MPL_atomic_write_barrier();
+        mpi_errno = send_msg(win, target_rank, s, NULL, 0);
+    } else if (is_put) {
         if (++nw->issued[target_rank] == nw->at_flush[target_rank] + 1 && nw->ask[target_rank])
             s->hdr.count = nw->asked[target_rank] = nw->issued[target_rank];
         mpi_errno = send_msg(win, target_rank, s, (char *) origin_addr + o_lb, o_bytes);
@@ -515,6 +545,22 @@ int MPIDI_UCX_notify_cmpl(MPIR_Win * win, int target, bool local)
 
 /* ------------------------------------------------------ window set-up */
 
+/* whether target's window memory is mapped here (MPIDIG's node-shared
+ * segment of an allocated window); if so, note where */
+static bool find_direct(MPIR_Win * win, int target)
+{
+    MPIDI_UCX_notify_win_t *nw = MPIDI_UCX_WIN(win).notify;
+    MPIDIG_win_shared_info_t *table = MPIDIG_WIN(win, shared_table);
+    if (!table || MPIR_CVAR_NOTIFY_UCX_PATH == MPIR_CVAR_NOTIFY_UCX_PATH_messages)
+        return false;
+    int intra = MPIDIU_win_rank_to_intra_rank(win, target, MPIDI_WIN(win, winattr));
+    if (intra < 0 || !table[intra].shm_base_addr)
+        return false;
+    nw->direct[target] = table[intra].shm_base_addr;
+    nw->direct_unit[target] = table[intra].disp_unit;
+    return true;
+}
+
 int MPIDI_UCX_notify_win_init(MPIR_Win * win)
 {
     int mpi_errno = MPI_SUCCESS;
@@ -536,8 +582,11 @@ int MPIDI_UCX_notify_win_init(MPIR_Win * win)
         nw->issued = MPL_calloc(7 * n, sizeof(uint64_t), MPL_MEM_RMA);
         nw->gets = MPL_calloc(n, sizeof(int), MPL_MEM_RMA);
         nw->ask = MPL_calloc(n, sizeof(bool), MPL_MEM_RMA);
-        MPIR_ERR_CHKANDJUMP1(!nw->issued || !nw->gets || !nw->ask, mpi_errno, MPI_ERR_NO_MEM,
-                             "**nomem", "**nomem %s", "notify window");
+        nw->direct = MPL_calloc(n, sizeof(char *), MPL_MEM_RMA);
+        nw->direct_unit = MPL_calloc(n, sizeof(int), MPL_MEM_RMA);
+        MPIR_ERR_CHKANDJUMP1(!nw->issued || !nw->gets || !nw->ask || !nw->direct ||
+                             !nw->direct_unit, mpi_errno, MPI_ERR_NO_MEM, "**nomem", "**nomem %s",
+                             "notify window");
         nw->acked = nw->issued + n;
         nw->done = nw->issued + 2 * n;
         nw->want = nw->issued + 3 * n;
@@ -551,6 +600,7 @@ int MPIDI_UCX_notify_win_init(MPIR_Win * win)
                                              MPIR_NOTIFY_WHY_SELF);
         else if (on)
             mpi_errno = MPIR_Notify_path_set(win, r, MPIR_NOTIFY_PATH_UCX_AM,
+                                             find_direct(win, r) ? MPIR_NOTIFY_WHY_SHARED_MEMORY :
                                              MPIR_NOTIFY_WHY_UCX_AM);
         else
             mpi_errno = MPIR_Notify_path_set(win, r, MPIR_NOTIFY_PATH_GENERIC,
@@ -591,6 +641,8 @@ int MPIDI_UCX_notify_win_free(MPIR_Win * win)
     MPL_free(nw->issued);
     MPL_free(nw->gets);
     MPL_free(nw->ask);
+    MPL_free(nw->direct);
+    MPL_free(nw->direct_unit);
     MPL_free(nw);
     MPIDI_UCX_WIN(win).notify = NULL;
     return mpi_errno;

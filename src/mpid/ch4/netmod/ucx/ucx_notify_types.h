@@ -27,6 +27,9 @@ typedef struct MPIDI_UCX_notify_win {
     uint64_t *at_flush;         /* origin [target]: issued at the last flush */
     bool *ask;                  /* origin [target]: the next put after a flush asks for an ack */
     int *gets;                  /* origin [target]: gets awaiting their data */
+    char **direct;              /* [target]: its window memory mapped here (node-shared
+                                 * segment), or NULL */
+    int *direct_unit;           /* [target]: its displacement unit, where direct */
     int inflight;               /* sends of the window UCX has not completed */
 } MPIDI_UCX_notify_win_t;
 

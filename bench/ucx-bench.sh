@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# The UCX fast path against message passing and one-sided synchronisation
+# (issue 18), 2 ranks on the ch4:ucx build (make check-ucx builds it into
+# _build/install-ucx):
+#   shm      UCX on the node (MPICH copies into allocated windows directly)
+#   shm-msg  the same with the data in the active messages
+#            (MPIR_CVAR_NOTIFY_UCX_PATH=messages)
+#   ucx-tcp  UCX_TLS=tcp,self, MPIR_CVAR_NOLOCAL=1
+# and, for comparison, each with the generic path (MPIR_CVAR_NOTIFY_UCX_PATH=
+# generic).  Ping-pong medians of -n round trips (bench/pingpong.c, modes
+# interleaved in one run), then the issue's targets as ratios of medians
+# measured in the same run.
+#   bench/ucx-bench.sh [-n ITERS]      (make bench-ucx)
+#   env: BUILD_DIR (_build), UCX_PREFIX (BUILD_DIR/install-ucx), OUT (a new
+#        directory under _bench/)
+set -euo pipefail
+TOP=${TOP:-$(cd "$(dirname "$0")/.." && pwd)}
+BUILD=${BUILD_DIR:-$TOP/_build}
+P=${UCX_PREFIX:-$BUILD/install-ucx}
+ITERS=1000
+[ "${1:-}" = -n ] && ITERS=$2
+[ -x "$P/bin/mpicc" ] || { echo "ucx-bench: no ch4:ucx build in $P (make check-ucx)" >&2; exit 2; }
+OUT=${OUT:-$TOP/_bench/ucx-$(date +%Y%m%d-%H%M%S)}
+mkdir -p "$OUT"
+"$P/bin/mpicc" -O2 -I"$TOP/bench" -o "$OUT/pingpong" "$TOP/bench/pingpong.c"
+
+# bound (put + flush, the target polls the last byte) only on the node:
+# stock MPICH 4.0.2 ch4:ucx hangs in it over UCX tcp at large sizes
+MODES=sendrecv,put_notify,get_notify,put_flush_send,put_counter
+run() {     # NAME SIZE ENV...
+    local name=$1 size=$2 modes=$MODES; shift 2
+    [[ $name == shm* ]] && modes=$modes,bound
+    echo "== $name, $size B: $*" | tee -a "$OUT/commands.txt"
+    env "$@" MPIEXEC_TIMEOUT=300 "$P/bin/mpiexec" -n 2 "$OUT/pingpong" -n "$ITERS" \
+        -min "$size" -max "$size" -modes "$modes" -csv "$OUT/$name.$size.csv" |
+        tee "$OUT/$name.$size.txt"
+}
+for size in 8 262144; do
+    run shm "$size"
+    run shm-msg "$size" MPIR_CVAR_NOTIFY_UCX_PATH=messages
+    run shm-generic "$size" MPIR_CVAR_NOTIFY_UCX_PATH=generic
+    run ucx-tcp "$size" UCX_TLS=tcp,self MPIR_CVAR_NOLOCAL=1
+    run ucx-tcp-generic "$size" UCX_TLS=tcp,self MPIR_CVAR_NOLOCAL=1 \
+        MPIR_CVAR_NOTIFY_UCX_PATH=generic
+done
+
+# median of MODE in run NAME at SIZE
+med() { awk -v m="$2" '$1 == m { print $3 }' "$OUT/$1.$3.txt"; }
+target() {  # LABEL VALUE LIMIT
+    awk -v l="$1" -v v="$2" -v lim="$3" \
+        'BEGIN { printf "%-58s %6.2f  (<= %s) %s\n", l, v, lim, v <= lim ? "met" : "MISSED" }'
+}
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", a / b }'; }
+{
+    echo "# issue 18 targets, 2 ranks, medians of $ITERS round trips, ratios within one run"
+    target "ucx-tcp 8 B put_notify / send-recv" \
+        "$(ratio "$(med ucx-tcp put_notify 8)" "$(med ucx-tcp sendrecv 8)")" 1.0
+    target "ucx-tcp 8 B put_notify / put+flush+send" \
+        "$(ratio "$(med ucx-tcp put_notify 8)" "$(med ucx-tcp put_flush_send 8)")" 0.45
+    target "ucx-tcp 256 KiB put_notify / send-recv" \
+        "$(ratio "$(med ucx-tcp put_notify 262144)" "$(med ucx-tcp sendrecv 262144)")" 1.1
+    target "shm 8 B put_notify / bound" \
+        "$(ratio "$(med shm put_notify 8)" "$(med shm bound 8)")" 1.1
+    target "shm 8 B put_notify / send-recv" \
+        "$(ratio "$(med shm put_notify 8)" "$(med shm sendrecv 8)")" 1.0
+    echo "# the fast path against the generic path (put_notify, us)"
+    for r in shm shm-msg ucx-tcp; do
+        for size in 8 262144; do
+            g=$r-generic
+            [ $r = shm-msg ] && g=shm-generic
+            printf '%-8s %7s B  fast %9s  generic %9s  get fast %9s  generic %9s\n' "$r" \
+                "$size" "$(med $r put_notify $size)" "$(med $g put_notify $size)" \
+                "$(med $r get_notify $size)" "$(med $g get_notify $size)"
+        done
+    done
+} | tee "$OUT/summary.txt"
+echo "ucx-bench: results in $OUT"
