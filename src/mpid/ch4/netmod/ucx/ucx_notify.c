@@ -55,6 +55,7 @@
 #include "mpidimpl.h"
 #include "ucx_impl.h"
 #include "ucx_notify.h"
+#include "notify_copy.h"
 
 /*
 === BEGIN_MPI_T_CVAR_INFO_BLOCK ===
@@ -450,9 +451,9 @@ int MPIDI_UCX_notify_access(void *origin_addr, int origin_count, MPI_Datatype or
         char *t = nw->direct[target_rank] + target_disp * nw->direct_unit[target_rank] + t_lb;
         MPL_free(g);
         if (is_put)
-            MPIR_Memcpy(t, (char *) origin_addr + o_lb, o_bytes);
+            MPIDI_Notify_copy_shared(t, (char *) origin_addr + o_lb, o_bytes);
         else
-            MPIR_Memcpy((char *) origin_addr + o_lb, t, t_bytes);
+            MPIDI_Notify_copy_shared((char *) origin_addr + o_lb, t, t_bytes);
         s->hdr.kind = MSG_NOTE;
         s->hdr.count = is_put ? o_bytes : t_bytes;
         MPL_atomic_write_barrier();

@@ -8,6 +8,7 @@
 #include "posix_notify.h"
 #include "mpidig_notify.h"
 #include "notify_ring.h"
+#include "notify_copy.h"
 #include "utlist.h"
 
 /*
@@ -201,20 +202,6 @@ MPL_STATIC_INLINE_PREFIX int claim_cell(struct MPIDI_POSIX_notify_rings *r, int 
     return mpi_errno;
 }
 
-/* glibc's memcpy switches to `rep movsb` from 2 KiB to a few hundred KiB,
- * which is far slower from a MAP_SHARED source into private memory
- * (doc/benchmarks.md).  A get reads exactly that way, so in that range it
- * copies in pieces that keep memcpy on its vector loop. */
-static void copy_from_shared(char *dst, const char *src, size_t n)
-{
-    const size_t piece = 2048, plain_from = 512 * 1024;
-    if (n >= plain_from) {
-        memcpy(dst, src, n);
-        return;
-    }
-    for (size_t off = 0; off < n; off += piece)
-        memcpy(dst + off, src + off, MPL_MIN(piece, n - off));
-}
 
 /* the ring path's addressing of target, if the path table says ring */
 MPL_STATIC_INLINE_PREFIX int fast_target(MPIR_Win * win, int target_rank, struct MPIDI_POSIX_notify_rings **r_out,
@@ -296,7 +283,7 @@ static int ring_access(void *origin_addr, int origin_count, MPI_Datatype origin_
             if (is_put)
                 memcpy(tbuf + tlb, (char *) origin_addr + olb, bytes);
             else
-                copy_from_shared((char *) origin_addr + olb, tbuf + tlb, bytes);
+                MPIDI_Notify_copy_shared((char *) origin_addr + olb, tbuf + tlb, bytes);
         } else if (is_put) {
             mpi_errno = MPIR_Localcopy(origin_addr, origin_count, origin_datatype,
                                        tbuf, target_count, target_datatype);

@@ -1,0 +1,27 @@
+/*
+ * Notified Access: copying between private memory and a node-shared
+ * segment (the posix rings' gets, the ch4:ucx direct copies).
+ *
+ * glibc's memcpy switches to `rep movsb` from 2 KiB to a few hundred KiB,
+ * which is several times slower across a MAP_SHARED mapping here (a get's
+ * copy out of the segment on ch4:ofi; on ch4:ucx a put's copy into it,
+ * 256 KiB: 65 us against 9 us in 2 KiB pieces; doc/benchmarks.md).  In that
+ * range copy in pieces that keep memcpy on its vector loop.
+ */
+#ifndef NOTIFY_COPY_H_INCLUDED
+#define NOTIFY_COPY_H_INCLUDED
+
+#include <string.h>
+
+static inline void MPIDI_Notify_copy_shared(char *dst, const char *src, size_t n)
+{
+    const size_t piece = 2048, plain_from = 512 * 1024;
+    if (n >= plain_from) {
+        memcpy(dst, src, n);
+        return;
+    }
+    for (size_t off = 0; off < n; off += piece)
+        memcpy(dst + off, src + off, n - off < piece ? n - off : piece);
+}
+
+#endif /* NOTIFY_COPY_H_INCLUDED */
