@@ -45,6 +45,25 @@ for size in 8 262144; do
         MPIR_CVAR_NOTIFY_UCX_PATH=generic
 done
 
+# across the two network-namespace hosts of test/netns (UCX over tcp on a
+# veth pair), where they can be made
+netns=0
+if "$TOP/test/netns/hosts.sh" up >/dev/null 2>&1; then
+    netns=1
+    for size in 8 262144; do
+        for v in netns netns-generic; do
+            path=auto
+            [ $v = netns-generic ] && path=generic
+            echo "== $v, $size B: UCX_TLS=tcp,self MPIR_CVAR_NOTIFY_UCX_PATH=$path" |
+                tee -a "$OUT/commands.txt"
+            PREFIX=$P MPIEXEC_TIMEOUT=300 "$TOP/test/netns/run.sh" -genv UCX_TLS tcp,self \
+                -genv MPIR_CVAR_NOTIFY_UCX_PATH $path "$OUT/pingpong" -n "$ITERS" \
+                -min "$size" -max "$size" -modes "$MODES" -csv "$OUT/$v.$size.csv" |
+                tee "$OUT/$v.$size.txt"
+        done
+    done
+fi
+
 # median of MODE in run NAME at SIZE
 med() { awk -v m="$2" '$1 == m { print $3 }' "$OUT/$1.$3.txt"; }
 target() {  # LABEL VALUE LIMIT
@@ -64,8 +83,18 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", a / b }'; }
         "$(ratio "$(med shm put_notify 8)" "$(med shm bound 8)")" 1.1
     target "shm 8 B put_notify / send-recv" \
         "$(ratio "$(med shm put_notify 8)" "$(med shm sendrecv 8)")" 1.0
+    if [ $netns = 1 ]; then
+        target "netns 8 B put_notify / send-recv" \
+            "$(ratio "$(med netns put_notify 8)" "$(med netns sendrecv 8)")" 1.0
+        target "netns 8 B put_notify / put+flush+send" \
+            "$(ratio "$(med netns put_notify 8)" "$(med netns put_flush_send 8)")" 0.45
+        target "netns 256 KiB put_notify / send-recv" \
+            "$(ratio "$(med netns put_notify 262144)" "$(med netns sendrecv 262144)")" 1.1
+    fi
     echo "# the fast path against the generic path (put_notify, us)"
-    for r in shm shm-msg ucx-tcp; do
+    runs="shm shm-msg ucx-tcp"
+    [ $netns = 1 ] && runs="$runs netns"
+    for r in $runs; do
         for size in 8 262144; do
             g=$r-generic
             [ $r = shm-msg ] && g=shm-generic

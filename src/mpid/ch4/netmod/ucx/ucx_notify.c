@@ -42,6 +42,16 @@
  * message instead of two; a stream of puts keeps one FLUSH per flush (an
  * answer per put would halve its message rate).  Gets need no FLUSH: their
  * answer is the completion.
+ *
+ * Piggy-backed answers.  The answer a put asked for is deferred: it rides
+ * on this process's next message to the origin (every message carries
+ * `ack`, the puts done from its receiver), or, if there is none before this
+ * process's next round of progress, it goes alone from a progress hook.
+ * In a request/response pattern (a ping-pong, a halo exchange) the answer
+ * then costs no message of its own.  A deferral that ended alone makes the
+ * next DEFER_SKIP answers to that origin go at once, so that a target that
+ * computes after a notification does not hold the origin's flush for long
+ * more than once.  An explicit FLUSH is answered at once.
  * Local completion (flush_local) waits for the sends UCX has not completed.
  *
  * Which targets: every other process of a window whose flavour is not
@@ -56,6 +66,7 @@
 #include "ucx_impl.h"
 #include "ucx_notify.h"
 #include "notify_copy.h"
+#include "utlist.h"
 
 /*
 === BEGIN_MPI_T_CVAR_INFO_BLOCK ===
@@ -94,6 +105,8 @@ typedef struct {
     uint64_t count;             /* FLUSH, PUT if not 0: answer once this many puts
                                  * are done; FLUSH_ACK: puts done; GET, NOTE: bytes */
     uint64_t cookie;            /* GET, GET_RESP: the origin's get_t */
+    uint64_t ack;               /* PUT, GET, NOTE, FLUSH: the sender's done count for
+                                 * the receiver's puts (0: none) */
     int32_t src;                /* the sender's rank in the window */
     int32_t tag;
     uint32_t seq;
@@ -123,6 +136,11 @@ typedef struct {
     MPI_Aint bytes;
     get_t *get;
 } recv_t;
+
+/* answers sent at once after a deferral found no message to ride on */
+#define DEFER_SKIP 64
+static int hook_id = -1;
+static MPIDI_UCX_notify_win_t *owing;   /* windows with deferred answers (nowed > 0) */
 
 /* MPIR_Notify_arrive failing inside a UCX callback (out of memory) cannot
  * be returned there; the next flush or access returns it */
@@ -182,15 +200,23 @@ static int send_msg(MPIR_Win * win, int rank, send_t * s, const void *buf, size_
         .datatype = ucp_dt_make_contig(1),
     };
 
+    MPIDI_UCX_notify_win_t *nw = MPIDI_UCX_WIN(win).notify;
+    if (nw->owed[rank] && s->hdr.kind != MSG_GET_RESP) {
+        /* the deferred answer rides along (FLUSH_ACK carries it in count) */
+        s->hdr.ack = nw->done[rank];
+        nw->owed[rank] = false;
+        if (--nw->nowed == 0)
+            DL_DELETE(owing, nw);
+    }
     if (s->win)
-        MPIDI_UCX_WIN(win).notify->inflight++;
+        nw->inflight++;
     ucs_status_ptr_t r = ucp_am_send_nbx(MPIDI_UCX_WIN_TO_EP(win, rank, vni), AM_ID, &s->hdr,
                                          sizeof(s->hdr), buf, bytes, &param);
     if (r == NULL) {
         finish_send(s);
     } else if (UCS_PTR_IS_ERR(r)) {
         if (s->win)
-            MPIDI_UCX_WIN(win).notify->inflight--;
+            nw->inflight--;
         MPL_free(s);
         MPIDI_UCX_CHK_STATUS(UCS_PTR_STATUS(r));
     }
@@ -218,7 +244,39 @@ static void *target_addr(MPIR_Win * win, const hdr_t * h)
     return (char *) win->base + h->disp * win->disp_unit + h->lb;
 }
 
-/* a put's data is in window memory: deliver, count, answer a waiting FLUSH */
+/* the answer to origin now: FLUSH_ACK{done} (clears a deferred one) */
+static int send_ack(MPIR_Win * win, int origin)
+{
+    int mpi_errno = MPI_SUCCESS;
+    send_t *s = new_send(win, MSG_FLUSH_ACK, win->comm_ptr->rank);
+    MPIR_ERR_CHKANDJUMP1(!s, mpi_errno, MPI_ERR_NO_MEM, "**nomem", "**nomem %s", "notify");
+    s->hdr.count = MPIDI_UCX_WIN(win).notify->done[origin];
+    mpi_errno = send_msg(win, origin, s, NULL, 0);
+  fn_fail:
+    return mpi_errno;
+}
+
+/* the answer a put asked for: deferred, unless deferring to origin is off */
+static int answer(MPIR_Win * win, int origin)
+{
+    MPIDI_UCX_notify_win_t *nw = MPIDI_UCX_WIN(win).notify;
+    if (nw->flush_wait[origin] || nw->defer_skip[origin] > 0) {
+        nw->flush_wait[origin] = false;
+        if (nw->defer_skip[origin] > 0)
+            nw->defer_skip[origin]--;
+        return send_ack(win, origin);
+    }
+    if (!nw->owed[origin]) {
+        nw->owed[origin] = true;
+        if (nw->nowed++ == 0) {
+            DL_APPEND(owing, nw);
+            MPIR_Progress_hook_activate(hook_id);
+        }
+    }
+    return MPI_SUCCESS;
+}
+
+/* a put's data is in window memory: deliver, count, answer if asked */
 static int put_done(MPIR_Win * win, const hdr_t * h, MPI_Aint bytes)
 {
     MPIDI_UCX_notify_win_t *nw = MPIDI_UCX_WIN(win).notify;
@@ -227,14 +285,10 @@ static int put_done(MPIR_Win * win, const hdr_t * h, MPI_Aint bytes)
     nw->done[h->src]++;
     if (nw->want[h->src] && nw->done[h->src] >= nw->want[h->src]) {
         nw->want[h->src] = 0;
-        send_t *s = new_send(win, MSG_FLUSH_ACK, win->comm_ptr->rank);
-        MPIR_ERR_CHKANDJUMP1(!s, mpi_errno, MPI_ERR_NO_MEM, "**nomem", "**nomem %s", "notify");
-        s->hdr.count = nw->done[h->src];
-        int e = send_msg(win, h->src, s, NULL, 0);
+        int e = answer(win, h->src);
         if (!mpi_errno)
             mpi_errno = e;
     }
-  fn_fail:
     return mpi_errno;
 }
 
@@ -242,16 +296,55 @@ static int flush_request(MPIR_Win * win, const hdr_t * h)
 {
     MPIDI_UCX_notify_win_t *nw = MPIDI_UCX_WIN(win).notify;
     if (nw->done[h->src] < h->count) {
-        /* answered by put_done */
+        /* answered by put_done, at once: the origin is waiting */
         nw->want[h->src] = MPL_MAX(nw->want[h->src], h->count);
+        nw->flush_wait[h->src] = true;
         return MPI_SUCCESS;
     }
+    return send_ack(win, h->src);
+}
+
+/* send the window's deferred answers; alone: none found a message to ride */
+static int send_owed(MPIDI_UCX_notify_win_t * nw, bool alone)
+{
     int mpi_errno = MPI_SUCCESS;
-    send_t *s = new_send(win, MSG_FLUSH_ACK, win->comm_ptr->rank);
-    MPIR_ERR_CHKANDJUMP1(!s, mpi_errno, MPI_ERR_NO_MEM, "**nomem", "**nomem %s", "notify");
-    s->hdr.count = nw->done[h->src];
-    mpi_errno = send_msg(win, h->src, s, NULL, 0);
-  fn_fail:
+    for (int r = 0; nw->nowed > 0 && r < nw->win->comm_ptr->local_size; r++) {
+        if (!nw->owed[r])
+            continue;
+        if (alone)
+            nw->defer_skip[r] = DEFER_SKIP;
+        int e = send_ack(nw->win, r);   /* clears owed[r] */
+        if (e && nw->owed[r]) {         /* not sent: give up on it, as on any failed send */
+            nw->owed[r] = false;
+            if (--nw->nowed == 0)
+                DL_DELETE(owing, nw);
+        }
+        if (!mpi_errno)
+            mpi_errno = e;
+    }
+    return mpi_errno;
+}
+
+/* every deferred answer of the process */
+static int send_all_owed(bool alone)
+{
+    int mpi_errno = MPI_SUCCESS;
+    while (owing) {
+        int e = send_owed(owing, alone);
+        if (!mpi_errno)
+            mpi_errno = e;
+    }
+    return mpi_errno;
+}
+
+/* MPICH progress hook, active while answers are deferred: this is the
+ * round of progress after the one that deferred them */
+static int owed_hook(int *made_progress)
+{
+    if (owing)
+        *made_progress = 1;
+    int mpi_errno = send_all_owed(true);
+    MPIR_Progress_hook_deactivate(hook_id);
     return mpi_errno;
 }
 
@@ -352,6 +445,8 @@ static ucs_status_t am_recv(void *arg, const void *header, size_t header_length,
      * no message of it is in flight outside that span (flush before free) */
     MPIR_Assert(win && MPIDI_UCX_WIN(win).notify);
     MPIDI_UCX_notify_win_t *nw = MPIDI_UCX_WIN(win).notify;
+    if (h.ack)
+        nw->acked[h.src] = MPL_MAX(nw->acked[h.src], h.ack);
     switch (h.kind) {
         case MSG_PUT:
             if (h.count)        /* an answer wanted, as for a FLUSH */
@@ -389,6 +484,10 @@ int MPIDI_UCX_notify_init_worker(ucp_worker_h worker)
         .arg = NULL,
     };
     MPIDI_UCX_CHK_STATUS(ucp_worker_set_am_recv_handler(worker, &p));
+    if (hook_id < 0) {
+        mpi_errno = MPIR_Progress_hook_register(owed_hook, &hook_id);
+        MPIR_ERR_CHECK(mpi_errno);
+    }
   fn_fail:
     return mpi_errno;
 }
@@ -533,7 +632,13 @@ int MPIDI_UCX_notify_cmpl(MPIR_Win * win, int target, bool local)
         mpi_errno = send_msg(win, r, s, NULL, 0);
         MPIR_ERR_CHECK(mpi_errno);
     }
+    /* while this process waits, nothing it sends can carry its deferred
+     * answers, and the peer it waits for may wait for one of them; an
+     * answer deferred by the progress that ends the wait stays deferred
+     * (the caller's next message may carry it) */
     while (pending(win, nw, target, local, want)) {
+        mpi_errno = send_all_owed(false);
+        MPIR_ERR_CHECK(mpi_errno);
         mpi_errno = MPIDI_progress_test_vci(vni);
         MPIR_ERR_CHECK(mpi_errno);
         MPID_THREAD_CS_YIELD(GLOBAL, MPIR_THREAD_GLOBAL_ALLFUNC_MUTEX);
@@ -583,15 +688,19 @@ int MPIDI_UCX_notify_win_init(MPIR_Win * win)
         nw->issued = MPL_calloc(7 * n, sizeof(uint64_t), MPL_MEM_RMA);
         nw->gets = MPL_calloc(n, sizeof(int), MPL_MEM_RMA);
         nw->ask = MPL_calloc(n, sizeof(bool), MPL_MEM_RMA);
+        nw->win = win;
+        nw->owed = MPL_calloc(2 * n, sizeof(bool), MPL_MEM_RMA);
+        nw->defer_skip = MPL_calloc(n, sizeof(int), MPL_MEM_RMA);
         nw->direct = MPL_calloc(n, sizeof(char *), MPL_MEM_RMA);
         nw->direct_unit = MPL_calloc(n, sizeof(int), MPL_MEM_RMA);
         MPIR_ERR_CHKANDJUMP1(!nw->issued || !nw->gets || !nw->ask || !nw->direct ||
-                             !nw->direct_unit, mpi_errno, MPI_ERR_NO_MEM, "**nomem", "**nomem %s",
+                             !nw->direct_unit || !nw->owed || !nw->defer_skip, mpi_errno, MPI_ERR_NO_MEM, "**nomem", "**nomem %s",
                              "notify window");
         nw->acked = nw->issued + n;
         nw->done = nw->issued + 2 * n;
         nw->want = nw->issued + 3 * n;
         nw->want_buf = nw->issued + 4 * n;
+        nw->flush_wait = nw->owed + n;
         nw->asked = nw->issued + 5 * n;
         nw->at_flush = nw->issued + 6 * n;
     }
@@ -633,6 +742,8 @@ int MPIDI_UCX_notify_win_free(MPIR_Win * win)
         return MPI_SUCCESS;
     int vni = MPIDI_UCX_get_win_vni(win);
     MPID_THREAD_CS_ENTER(VCI, MPIDI_VCI(vni).lock);
+    if (nw->nowed)      /* none should be left once every epoch is closed */
+        mpi_errno = send_owed(nw, false);
     while (nw->inflight) {
         mpi_errno = MPIDI_progress_test_vci(vni);
         MPIR_ERR_CHECK(mpi_errno);
@@ -644,6 +755,8 @@ int MPIDI_UCX_notify_win_free(MPIR_Win * win)
     MPL_free(nw->ask);
     MPL_free(nw->direct);
     MPL_free(nw->direct_unit);
+    MPL_free(nw->owed);
+    MPL_free(nw->defer_skip);
     MPL_free(nw);
     MPIDI_UCX_WIN(win).notify = NULL;
     return mpi_errno;

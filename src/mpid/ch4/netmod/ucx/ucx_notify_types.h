@@ -27,6 +27,12 @@ typedef struct MPIDI_UCX_notify_win {
     uint64_t *at_flush;         /* origin [target]: issued at the last flush */
     bool *ask;                  /* origin [target]: the next put after a flush asks for an ack */
     int *gets;                  /* origin [target]: gets awaiting their data */
+    bool *owed;                 /* target [origin]: an answer deferred (see ucx_notify.c) */
+    bool *flush_wait;           /* target [origin]: want came from a FLUSH: answer at once */
+    int *defer_skip;            /* target [origin]: answers to send at once before deferring again */
+    int nowed;                  /* target: origins with owed set */
+    struct MPIR_Win *win;       /* back pointer, for the list of windows owing answers */
+    struct MPIDI_UCX_notify_win *next, *prev;   /* that list, while nowed > 0 */
     char **direct;              /* [target]: its window memory mapped here (node-shared
                                  * segment), or NULL */
     int *direct_unit;           /* [target]: its displacement unit, where direct */
