@@ -609,6 +609,17 @@ int MPIDI_UCX_notify_access(void *origin_addr, int origin_count, MPI_Datatype or
     goto fn_exit;
 }
 
+/* At a flush: the next put to target asks for its answer itself if this
+ * flush found exactly one put since the previous one; a flush that found
+ * none (after gets, say) leaves the prediction as it was. */
+static void predict(MPIDI_UCX_notify_win_t * nw, int target)
+{
+    uint64_t since = nw->issued[target] - nw->at_flush[target];
+    if (since > 0)
+        nw->ask[target] = since == 1;
+    nw->at_flush[target] = nw->issued[target];
+}
+
 /* whether target (or every target, -1) still has what the completion waits for */
 static bool pending(MPIR_Win * win, MPIDI_UCX_notify_win_t * nw, int target, bool local,
                     const uint64_t * want)
@@ -635,10 +646,8 @@ int MPIDI_UCX_notify_cmpl(MPIR_Win * win, int target, bool local)
     if (target >= 0 && !nw->inflight && !nw->gets[target] && !nw->nowed &&
         nw->acked[target] >= nw->issued[target]) {
         /* nothing to wait for (every access to a directly mapped target) */
-        if (!local) {
-            nw->ask[target] = nw->issued[target] - nw->at_flush[target] == 1;
-            nw->at_flush[target] = nw->issued[target];
-        }
+        if (!local)
+            predict(nw, target);
         return take_deferred();
     }
     int vni = MPIDI_UCX_get_win_vni(win);
@@ -652,9 +661,7 @@ int MPIDI_UCX_notify_cmpl(MPIR_Win * win, int target, bool local)
         want[r - lo] = nw->issued[r];
         if (local)
             continue;
-        /* the next put asks for its answer if this flush found one put */
-        nw->ask[r] = nw->issued[r] - nw->at_flush[r] == 1;
-        nw->at_flush[r] = nw->issued[r];
+        predict(nw, r);
         if (nw->acked[r] >= nw->issued[r] || nw->asked[r] == nw->issued[r])
             continue;   /* confirmed, or the answer is on its way */
         send_t *s = new_send(win, MSG_FLUSH, win->comm_ptr->rank);
