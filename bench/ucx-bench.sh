@@ -2,7 +2,8 @@
 # The UCX fast path against message passing and one-sided synchronisation
 # (issue 18), 2 ranks on the ch4:ucx build (make check-ucx builds it into
 # _build/install-ucx):
-#   shm      UCX on the node (MPICH copies into allocated windows directly)
+#   shm      UCX on the node (into allocated windows: the origin copies, a
+#            shared-memory ring cell notifies, as on ch4:ofi)
 #   shm-msg  the same with the data in the active messages
 #            (MPIR_CVAR_NOTIFY_UCX_PATH=messages)
 #   ucx-tcp  UCX_TLS=tcp,self, MPIR_CVAR_NOLOCAL=1

@@ -6,11 +6,10 @@
  *   - allocate (and allocate_shared where all ranks share a node) take the
  *     configuration's path;
  *   - create: registered memory takes the libfabric path, any memory the
- *     UCX active messages (the target writes it; shared-memory, where the
- *     origin copies the data itself, needs MPICH's node-shared segment of
- *     an allocated window), but the rings
- *     need memory in a node-shared segment: generic/no-fast-path (forced:
- *     the reason depends on whether a transport had a path to offer);
+ *     UCX active messages (the target writes it), but the rings need memory
+ *     in a node-shared segment: on ch4:ofi generic/no-fast-path, on ch4:ucx
+ *     (whose netmod hosts the rings) ucx-am (forced: the reason depends on
+ *     whether a transport had a path to offer);
  *   - dynamic: the libfabric path needs memory registered at creation
  *     (generic/dynamic), and so does the UCX path (a displacement there is
  *     an address, which the target does not check), the rings shared memory
@@ -43,6 +42,12 @@ int main(int argc, char **argv)
     }
     int ring = strncmp(env, "ring", 4) == 0, cq = strncmp(env, "cq-data", 7) == 0;
     int ucx = strncmp(env, "ucx-am", 6) == 0;
+    char version[MPI_MAX_LIBRARY_VERSION_STRING];
+    int len;
+    MPI_OK(MPI_Get_library_version(version, &len));
+    int ucx_build = strstr(version, "ch4:ucx") != NULL;
+    if (ring && ucx_build)      /* the rings on ch4:ucx: UCX messages without them */
+        ucx = 1, ring = 0;
 
     for (int f = 0; f < NA_NFLAVORS; f++) {
         int flavor = na_flavors[f];

@@ -69,13 +69,13 @@ fail() {
 config_env() { transport_env "$1"; }
 # ch4:ucx in MPICH 4.0.2 builds without the shm module (MPIDI_CH4_DIRECT_NETMOD):
 # every other process is reached by UCX active messages (ucx_notify.c), on
-# the node with the data copied directly into an allocated window's
-# node-shared memory (shm), unless forced off.
+# the node through the rings of an allocated window's node-shared memory
+# (shm, as on ch4:ofi; hosted by the ucx netmod), unless forced off.
 config_path() {
     case "$DEVICE" in
         ch4:ucx*) case "$1" in
                       generic*) echo generic/forced ;;
-                      shm) echo ucx-am/shared-memory ;;
+                      shm) echo ring/shared-memory ;;
                       *) transport_path "$1" ;;
                   esac ;;
         *) transport_path "$1" ;;
@@ -348,7 +348,7 @@ run_unit_suite() {
     local bin=$OUT/bin/ring_stress log=$OUT/logs/ring_stress.log
     [[ ring_stress =~ $TESTS ]] || return 0
     if ! cc -std=gnu11 -O1 -g -fsanitize=thread -pthread \
-        -I"$TOP/src/mpid/ch4/shm/posix" -o "$bin" "$TOP/test/unit/ring_stress.c" \
+        -I"$TOP/src/mpid/ch4/src" -o "$bin" "$TOP/test/unit/ring_stress.c" \
         >"$OUT/logs/ring_stress.compile.log" 2>&1; then
         fail "unit/ring_stress (compile)" "" "$OUT/logs/ring_stress.compile.log"
         return

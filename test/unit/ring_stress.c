@@ -1,4 +1,4 @@
-/* The notification ring (src/mpid/ch4/shm/posix/notify_ring.h) without MPI:
+/* The notification ring (src/mpid/ch4/src/notify_ring.h) without MPI:
  * NPROD producer threads push NPER cells each through a ring of RING cells to
  * one consumer thread, which checks that every producer's cells arrive
  * complete and in order.  Built with -fsanitize=thread by test/run-suite.sh,

@@ -20,10 +20,11 @@
  * Node-shared window memory.  MPICH allocates the memory of MPI_Win_allocate
  * and MPI_Win_allocate_shared windows in a segment every process of the
  * node maps (MPIDIG_WIN(win, shared_table)), also on ch4:ucx, which has no
- * shm module.  For such a target the origin copies the data itself (put:
- * into the target's memory; get: out of it) and sends only the
- * notification, NOTE{tag, seq, bytes}: the access is complete when the call
- * returns, so a flush has nothing to wait for (path reason shared-memory).
+ * shm module.  Such windows get the notification rings of ch4_notify_ring.c,
+ * as posix windows do on ch4:ofi: the origin copies the data itself and
+ * publishes a ring cell, no UCX call is made, and the owner drains its rings
+ * from MPIDI_NM_progress (path ring, reason shared-memory).  The access is
+ * complete when the call returns, so a flush has nothing to wait for.
  *
  * Ordering.  UCX does not order active messages (rendezvous ones complete
  * when their data has moved), so every access carries the origin's
@@ -65,7 +66,7 @@
 #include "mpidimpl.h"
 #include "ucx_impl.h"
 #include "ucx_notify.h"
-#include "notify_copy.h"
+#include "ch4_notify_ring.h"
 #include "utlist.h"
 
 /*
@@ -84,10 +85,10 @@ cvars:
         auto     - one UCX active message per put (a request answered with
                    the data per get), for windows that are not dynamic; to
                    a process whose window memory is mapped here (allocated
-                   windows, same node) the data is copied directly and the
-                   message carries only the notification
-        messages - the data in the UCX active messages also where it could
-                   be copied directly
+                   windows, same node) the data is copied directly and a
+                   shared-memory ring cell notifies (no UCX call)
+        messages - UCX active messages with the data in them also where
+                   the rings could serve (node-shared window memory)
         generic  - always the generic active-message path
 
 === END_MPI_T_CVAR_INFO_BLOCK ===
@@ -95,7 +96,7 @@ cvars:
 
 #define AM_ID MPIDI_UCX_NOTIFY_AM_ID
 
-enum { MSG_PUT, MSG_GET, MSG_GET_RESP, MSG_FLUSH, MSG_FLUSH_ACK, MSG_NOTE };
+enum { MSG_PUT, MSG_GET, MSG_GET_RESP, MSG_FLUSH, MSG_FLUSH_ACK };
 
 /* the header of every notify message */
 typedef struct {
@@ -103,9 +104,9 @@ typedef struct {
     MPI_Aint disp;              /* PUT, GET: in the target's displacement units */
     MPI_Aint lb;                /* PUT, GET: then this many bytes */
     uint64_t count;             /* FLUSH, PUT if not 0: answer once this many puts
-                                 * are done; FLUSH_ACK: puts done; GET, NOTE: bytes */
+                                 * are done; FLUSH_ACK: puts done; GET: bytes */
     uint64_t cookie;            /* GET, GET_RESP: the origin's get_t */
-    uint64_t ack;               /* PUT, GET, NOTE, FLUSH: the sender's done count for
+    uint64_t ack;               /* PUT, GET, FLUSH: the sender's done count for
                                  * the receiver's puts (0: none) */
     int32_t src;                /* the sender's rank in the window */
     int32_t tag;
@@ -483,10 +484,6 @@ static ucs_status_t am_recv(void *arg, const void *header, size_t header_length,
         case MSG_FLUSH_ACK:
             nw->acked[h.src] = MPL_MAX(nw->acked[h.src], h.count);
             break;
-        case MSG_NOTE:
-            e = MPIR_Notify_arrive(win, MPIR_NOTIFY_PATH_UCX_AM, h.src, h.tag, (MPI_Aint) h.count,
-                                   h.seq);
-            break;
         default:
             MPIR_Assert(0);
     }
@@ -534,6 +531,13 @@ int MPIDI_UCX_notify_access(void *origin_addr, int origin_count, MPI_Datatype or
     MPIDI_UCX_notify_win_t *nw = req ? NULL : path_state(win, target_rank);
 
     MPIR_FUNC_ENTER;
+    if (MPIR_Notify_path(win, target_rank) == MPIR_NOTIFY_PATH_RING) {
+        mpi_errno = MPIDI_Notify_ring_access(MPIDI_UCX_WIN(win).notify->rings, origin_addr,
+                                             origin_count, origin_datatype, target_rank,
+                                             target_disp, target_count, target_datatype, win,
+                                             tag, is_put, req);
+        goto fn_exit;
+    }
     if (nw) {
         MPIDI_Datatype_check_contig_size_lb(origin_datatype, origin_count, o_contig, o_bytes,
                                             o_lb);
@@ -566,20 +570,7 @@ int MPIDI_UCX_notify_access(void *origin_addr, int origin_count, MPI_Datatype or
     s->hdr.tag = tag;
     s->hdr.seq = MPIR_Notify_take_seq(win->notify, target_rank);
     s->win = win;
-    if (nw->direct[target_rank]) {
-        /* copied here; the message only notifies (the target's data is
-         * written, or read, before the message can arrive) */
-        char *t = nw->direct[target_rank] + target_disp * nw->direct_unit[target_rank] + t_lb;
-        MPL_free(g);
-        if (is_put)
-            MPIDI_Notify_copy_shared(t, (char *) origin_addr + o_lb, o_bytes);
-        else
-            MPIDI_Notify_copy_shared((char *) origin_addr + o_lb, t, t_bytes);
-        s->hdr.kind = MSG_NOTE;
-        s->hdr.count = is_put ? o_bytes : t_bytes;
-        MPL_atomic_write_barrier();
-        mpi_errno = send_msg(win, target_rank, s, NULL, 0);
-    } else if (is_put) {
+    if (is_put) {
         if (++nw->issued[target_rank] == nw->at_flush[target_rank] + 1 && nw->ask[target_rank])
             s->hdr.count = nw->asked[target_rank] = nw->issued[target_rank];
         mpi_errno = send_msg(win, target_rank, s, (char *) origin_addr + o_lb, o_bytes);
@@ -645,7 +636,7 @@ int MPIDI_UCX_notify_cmpl(MPIR_Win * win, int target, bool local)
         return take_deferred();
     if (target >= 0 && !nw->inflight && !nw->gets[target] && !nw->nowed &&
         nw->acked[target] >= nw->issued[target]) {
-        /* nothing to wait for (every access to a directly mapped target) */
+        /* nothing to wait for (every access to a target on the ring path) */
         if (!local)
             predict(nw, target);
         return take_deferred();
@@ -689,20 +680,15 @@ int MPIDI_UCX_notify_cmpl(MPIR_Win * win, int target, bool local)
 
 /* ------------------------------------------------------ window set-up */
 
-/* whether target's window memory is mapped here (MPIDIG's node-shared
- * segment of an allocated window); if so, note where */
-static bool find_direct(MPIR_Win * win, int target)
+/* Rings for the processes of the node that map the window memory
+ * (MPIDIG's node-shared segment of an allocated window): collective over
+ * them, whatever this process's choice of path (theirs may differ) */
+static int create_rings(MPIR_Win * win, MPIDI_UCX_notify_win_t * nw)
 {
-    MPIDI_UCX_notify_win_t *nw = MPIDI_UCX_WIN(win).notify;
-    MPIDIG_win_shared_info_t *table = MPIDIG_WIN(win, shared_table);
-    if (!table || MPIR_CVAR_NOTIFY_UCX_PATH == MPIR_CVAR_NOTIFY_UCX_PATH_messages)
-        return false;
-    int intra = MPIDIU_win_rank_to_intra_rank(win, target, MPIDI_WIN(win, winattr));
-    if (intra < 0 || !table[intra].shm_base_addr)
-        return false;
-    nw->direct[target] = table[intra].shm_base_addr;
-    nw->direct_unit[target] = table[intra].disp_unit;
-    return true;
+    MPIR_Comm *node = win->comm_ptr->node_comm;
+    if (!node || !MPIDIG_WIN(win, shared_table) || !MPIDIG_WIN(win, mmap_addr))
+        return MPI_SUCCESS;
+    return MPIDI_Notify_rings_create(win, node, &nw->rings);
 }
 
 int MPIDI_UCX_notify_win_init(MPIR_Win * win)
@@ -714,6 +700,7 @@ int MPIDI_UCX_notify_win_init(MPIR_Win * win)
         win->create_flavor != MPI_WIN_FLAVOR_DYNAMIC;
 
     MPIDI_UCX_WIN(win).notify = NULL;
+    bool rings = false;
     /* the state also serves as target: another member's choice is its own
      * (MPI_T can set the CVARs at one process) */
     if (n > 1) {
@@ -729,11 +716,9 @@ int MPIDI_UCX_notify_win_init(MPIR_Win * win)
         nw->win = win;
         nw->owed = MPL_calloc(2 * n, sizeof(bool), MPL_MEM_RMA);
         nw->defer_skip = MPL_calloc(n, sizeof(int), MPL_MEM_RMA);
-        nw->direct = MPL_calloc(n, sizeof(char *), MPL_MEM_RMA);
-        nw->direct_unit = MPL_calloc(n, sizeof(int), MPL_MEM_RMA);
-        MPIR_ERR_CHKANDJUMP1(!nw->issued || !nw->gets || !nw->ask || !nw->direct ||
-                             !nw->direct_unit || !nw->owed || !nw->defer_skip, mpi_errno, MPI_ERR_NO_MEM, "**nomem", "**nomem %s",
-                             "notify window");
+        MPIR_ERR_CHKANDJUMP1(!nw->issued || !nw->gets || !nw->ask || !nw->owed ||
+                             !nw->defer_skip, mpi_errno, MPI_ERR_NO_MEM, "**nomem",
+                             "**nomem %s", "notify window");
         nw->acked = nw->issued + n;
         nw->done = nw->issued + 2 * n;
         nw->want = nw->issued + 3 * n;
@@ -741,14 +726,20 @@ int MPIDI_UCX_notify_win_init(MPIR_Win * win)
         nw->flush_wait = nw->owed + n;
         nw->asked = nw->issued + 5 * n;
         nw->at_flush = nw->issued + 6 * n;
+        mpi_errno = create_rings(win, nw);
+        MPIR_ERR_CHECK(mpi_errno);
+        rings = nw->rings && MPIR_CVAR_NOTIFY_UCX_PATH == MPIR_CVAR_NOTIFY_UCX_PATH_auto;
     }
     for (int r = 0; r < n; r++) {
         if (r == me)
             mpi_errno = MPIR_Notify_path_set(win, r, MPIR_NOTIFY_PATH_GENERIC,
                                              MPIR_NOTIFY_WHY_SELF);
+        else if (on && rings &&
+                 MPIDIU_win_rank_to_intra_rank(win, r, MPIDI_WIN(win, winattr)) >= 0)
+            mpi_errno = MPIR_Notify_path_set(win, r, MPIR_NOTIFY_PATH_RING,
+                                             MPIR_NOTIFY_WHY_SHARED_MEMORY);
         else if (on)
             mpi_errno = MPIR_Notify_path_set(win, r, MPIR_NOTIFY_PATH_UCX_AM,
-                                             find_direct(win, r) ? MPIR_NOTIFY_WHY_SHARED_MEMORY :
                                              MPIR_NOTIFY_WHY_UCX_AM);
         else
             mpi_errno = MPIR_Notify_path_set(win, r, MPIR_NOTIFY_PATH_GENERIC,
@@ -760,8 +751,10 @@ int MPIDI_UCX_notify_win_init(MPIR_Win * win)
         MPIR_ERR_CHECK(mpi_errno);
     }
     if (MPIR_CVAR_NOTIFY_VERBOSE && me == 0)
-        fprintf(stderr, "notify: window %x: UCX active messages to %d of %d processes\n",
-                win->handle, MPIR_Notify_path_count(win, MPIR_NOTIFY_PATH_UCX_AM), n);
+        fprintf(stderr, "notify: window %x: UCX active messages to %d and shared-memory "
+                "rings to %d of %d processes\n", win->handle,
+                MPIR_Notify_path_count(win, MPIR_NOTIFY_PATH_UCX_AM),
+                MPIR_Notify_path_count(win, MPIR_NOTIFY_PATH_RING), n);
   fn_exit:
     return mpi_errno;
   fn_fail:
@@ -791,8 +784,9 @@ int MPIDI_UCX_notify_win_free(MPIR_Win * win)
     MPL_free(nw->issued);
     MPL_free(nw->gets);
     MPL_free(nw->ask);
-    MPL_free(nw->direct);
-    MPL_free(nw->direct_unit);
+    int e = MPIDI_Notify_rings_free(&nw->rings);
+    if (!mpi_errno)
+        mpi_errno = e;
     MPL_free(nw->owed);
     MPL_free(nw->defer_skip);
     MPL_free(nw);

@@ -1,12 +1,14 @@
 /*
  * Notified Access over ch4:ucx, ch4's netmod API (ch4_api.txt): puts and
  * gets over UCX active messages where the window's path table says ucx-am
- * (ucx_notify.c), else the generic path.
+ * (ucx_notify.c), over the shared-memory rings where it says ring
+ * (ch4_notify_ring.c), else the generic path.
  */
 #ifndef UCX_NOTIFY_H_INCLUDED
 #define UCX_NOTIFY_H_INCLUDED
 
 #include "mpidig_notify.h"
+#include "ch4_notify_ring.h"
 
 MPL_STATIC_INLINE_PREFIX int MPIDI_NM_mpi_put_notify(const void *origin_addr, int origin_count,
                                                      MPI_Datatype origin_datatype,
@@ -46,10 +48,12 @@ MPL_STATIC_INLINE_PREFIX int MPIDI_NM_mpi_accumulate_notify(const MPIR_Notify_ac
     return MPIDIG_notify_accumulate(acc, win, tag);
 }
 
-/* UCX active messages are handled by progress; nothing to take in early */
+/* the ring cells already published to this process (UCX active messages
+ * are handled by progress) */
 MPL_STATIC_INLINE_PREFIX int MPIDI_NM_notify_poll(MPIR_Win * win)
 {
-    return MPI_SUCCESS;
+    MPIDI_UCX_notify_win_t *nw = MPIDI_UCX_WIN(win).notify;
+    return nw ? MPIDI_Notify_rings_poll(nw->rings) : MPI_SUCCESS;
 }
 
 #endif /* UCX_NOTIFY_H_INCLUDED */

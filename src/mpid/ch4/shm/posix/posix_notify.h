@@ -1,31 +1,20 @@
 /*
  * Notified Access, shared-memory fast path (ch4 posix).
  *
- * For windows whose memory is in a node-shared segment (MPI_Win_allocate,
- * MPI_Win_allocate_shared), every process owns one bounded multi-producer /
- * single-consumer ring of 64-byte cells in a second shared segment of the
- * window.  A node-local origin of a notified access
- *   - put: copies straight into target memory, then publishes the cell with a
- *     release store (the data is in place by the origin's flush, as for
- *     MPI_Put);
- *   - get: reads target memory directly, then publishes the cell (the target
- *     learns its buffer is free);
- *   - accumulates: applies the op as MPI_Accumulate does on such a window
- *     (under the window's shm mutex, posix_rma.h), then publishes the cell.
- * The target drains its rings from MPIDI_POSIX_progress and hands every cell
- * to MPIR_Notify_arrive, like every other path.
+ * Windows whose memory is in a node-shared segment (MPI_Win_allocate,
+ * MPI_Win_allocate_shared) get notification rings (ch4_notify_ring.h: the
+ * origin copies the data, then publishes a cell); posix_win.c creates and
+ * frees them, MPIDI_POSIX_progress drains them.  The accumulate family is
+ * applied as MPI_Accumulate is on such a window (under the window's shm
+ * mutex, posix_rma.h), then a cell is published.
  */
 #ifndef POSIX_NOTIFY_H_INCLUDED
 #define POSIX_NOTIFY_H_INCLUDED
 
-struct MPIDI_POSIX_notify_rings;
-
-/* windows that own a ring, polled by MPIDI_POSIX_progress */
-extern struct MPIDI_POSIX_notify_rings *MPIDI_POSIX_notify_active;
+#include "ch4_notify_ring.h"
 
 int MPIDI_POSIX_notify_win_init(MPIR_Win * win, MPIR_Comm * shm_comm);
 int MPIDI_POSIX_notify_win_free(MPIR_Win * win);
-int MPIDI_POSIX_notify_progress(int vsi);
 int MPIDI_POSIX_notify_poll_win(MPIR_Win * win);
 
 /* MPIDI_SHM_mpi_put_notify / get_notify: over the target's ring if the

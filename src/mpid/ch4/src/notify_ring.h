@@ -1,7 +1,7 @@
 /*
  * Bounded multi-producer / single-consumer ring of 64-byte cells, after
  * D. Vyukov's bounded MPMC queue.  Plain C11: the shared-memory notification
- * path (posix_notify.c) keeps it in a segment shared by the processes of a
+ * path (ch4_notify_ring.c) keeps it in a segment shared by the processes of a
  * node, and test/unit/ring_stress.c runs it with threads under
  * ThreadSanitizer.
  *
