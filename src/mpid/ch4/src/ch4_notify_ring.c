@@ -158,10 +158,10 @@ int MPIDI_Notify_rings_progress(int vci)
 
 /* ------------------------------------------------------------- producer */
 
-/* Claim a cell of the target's ring; a full ring makes us drive progress
- * (our own rings included, so two processes filling each other's rings
- * cannot deadlock) and try again.  Nothing is overwritten or dropped. */
-static int claim(notify_ring_t * ring, uint32_t mask, notify_cell_t ** cell, uint32_t * pos)
+/* A full ring: drive progress (our own rings included, so two processes
+ * filling each other's rings cannot deadlock) and try again.  Nothing is
+ * overwritten or dropped. */
+static int claim_full(notify_ring_t * ring, uint32_t mask, notify_cell_t ** cell, uint32_t * pos)
 {
     int mpi_errno = MPI_SUCCESS;
     while (!(*cell = notify_ring_claim(ring, mask, pos))) {
@@ -170,6 +170,15 @@ static int claim(notify_ring_t * ring, uint32_t mask, notify_cell_t ** cell, uin
     }
   fn_fail:
     return mpi_errno;
+}
+
+/* Claim a cell of the target's ring */
+MPL_STATIC_INLINE_PREFIX int claim(notify_ring_t * ring, uint32_t mask, notify_cell_t ** cell,
+                                   uint32_t * pos)
+{
+    if (likely((*cell = notify_ring_claim(ring, mask, pos)) != NULL))
+        return MPI_SUCCESS;
+    return claim_full(ring, mask, cell, pos);
 }
 
 /* Number and publish a cell that carries no data of its own (the access

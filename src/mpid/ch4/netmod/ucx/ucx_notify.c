@@ -47,7 +47,8 @@
  * Piggy-backed answers.  The answer a put asked for is deferred: it rides
  * on this process's next message to the origin (every message carries
  * `ack`, the puts done from its receiver), or, if there is none before this
- * process's next round of progress, it goes alone from a progress hook.
+ * process's second round of progress from then (DEFER_ROUNDS), it goes
+ * alone from a progress hook.
  * In a request/response pattern (a ping-pong, a halo exchange) the answer
  * then costs no message of its own.  A deferral that ended alone makes the
  * next DEFER_SKIP answers to that origin go at once, so that a target that
@@ -140,7 +141,15 @@ typedef struct {
 
 /* answers sent at once after a deferral found no message to ride on */
 #define DEFER_SKIP 64
+/* Rounds of progress a deferred answer waits for a message to ride on.  One
+ * is too few: MPI_Win_flush ends with a poll of its own (MPIDIG's, for
+ * incoming RMA), so an answer deferred by the progress that ended a flush's
+ * wait went alone from that poll, just before the process's next put could
+ * carry it (in a put + flush ping-pong a third to all of the answers, each
+ * followed by DEFER_SKIP more sent at once). */
+#define DEFER_ROUNDS 2
 static int hook_id = -1;
+static int owed_rounds;         /* rounds of progress left before the hook sends */
 static MPIDI_UCX_notify_win_t *owing;   /* windows with deferred answers (nowed > 0) */
 
 /* MPIR_Notify_arrive failing inside a UCX callback (out of memory) cannot
@@ -292,8 +301,11 @@ static int answer(MPIR_Win * win, int origin)
     if (!nw->owed[origin]) {
         nw->owed[origin] = true;
         if (nw->nowed++ == 0) {
+            if (!owing) {
+                owed_rounds = DEFER_ROUNDS;
+                MPIR_Progress_hook_activate(hook_id);
+            }
             DL_APPEND(owing, nw);
-            MPIR_Progress_hook_activate(hook_id);
         }
     }
     return MPI_SUCCESS;
@@ -360,10 +372,13 @@ static int send_all_owed(bool alone)
     return mpi_errno;
 }
 
-/* MPICH progress hook, active while answers are deferred: this is the
- * round of progress after the one that deferred them */
+/* MPICH progress hook, active while answers are deferred: the
+ * DEFER_ROUNDS-th round of progress after the one that deferred the first
+ * of them sends them all */
 static int owed_hook(int *made_progress)
 {
+    if (owing && --owed_rounds > 0)
+        return MPI_SUCCESS;
     if (owing)
         *made_progress = 1;
     int mpi_errno = send_all_owed(true);

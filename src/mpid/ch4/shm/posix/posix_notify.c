@@ -39,7 +39,7 @@ int MPIDI_POSIX_notify_poll_win(MPIR_Win * win)
 }
 
 /* over the target's ring where the path table says so, else the generic path */
-static int ring_or_generic(void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+MPL_STATIC_INLINE_PREFIX int ring_or_generic(void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
                            int target_rank, MPI_Aint target_disp, int target_count,
                            MPI_Datatype target_datatype, MPIR_Win * win, int tag, bool is_put,
                            MPIR_Request ** req)
