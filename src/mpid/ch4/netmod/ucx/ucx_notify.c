@@ -53,7 +53,9 @@
  * then costs no message of its own.  A deferral that ended alone makes the
  * next DEFER_SKIP answers to that origin go at once, so that a target that
  * computes after a notification does not hold the origin's flush for long
- * more than once.  An explicit FLUSH is answered at once.
+ * more than once, unless a message this process sends to the origin after
+ * such an answer shows that it could have carried it (a request/response
+ * pattern after all, as at the end of each phase of a ping-pong).  An explicit FLUSH is answered at once.
  * Local completion (flush_local) waits for the sends UCX has not completed.
  *
  * Which targets: every other process of a window whose flavour is not
@@ -228,6 +230,12 @@ static int send_msg(MPIR_Win * win, int rank, send_t * s, const void *buf, size_
     };
 
     MPIDI_UCX_notify_win_t *nw = MPIDI_UCX_WIN(win).notify;
+    if (nw->at_once[rank] && s->hdr.kind != MSG_GET_RESP && s->hdr.kind != MSG_FLUSH_ACK) {
+        /* a message that could have carried the answer sent at once: the
+         * pattern is request/response after all, defer again */
+        nw->at_once[rank] = false;
+        nw->defer_skip[rank] = 0;
+    }
     if (nw->owed[rank] && s->hdr.kind != MSG_GET_RESP) {
         /* the deferred answer rides along (FLUSH_ACK carries it in count) */
         s->hdr.ack = nw->done[rank];
@@ -294,8 +302,10 @@ static int answer(MPIR_Win * win, int origin)
     MPIDI_UCX_notify_win_t *nw = MPIDI_UCX_WIN(win).notify;
     if (nw->flush_wait[origin] || nw->defer_skip[origin] > 0) {
         nw->flush_wait[origin] = false;
-        if (nw->defer_skip[origin] > 0)
+        if (nw->defer_skip[origin] > 0) {
             nw->defer_skip[origin]--;
+            nw->at_once[origin] = true;
+        }
         return send_ack(win, origin);
     }
     if (!nw->owed[origin]) {
@@ -729,7 +739,7 @@ int MPIDI_UCX_notify_win_init(MPIR_Win * win)
         nw->gets = MPL_calloc(n, sizeof(int), MPL_MEM_RMA);
         nw->ask = MPL_calloc(n, sizeof(bool), MPL_MEM_RMA);
         nw->win = win;
-        nw->owed = MPL_calloc(2 * n, sizeof(bool), MPL_MEM_RMA);
+        nw->owed = MPL_calloc(3 * n, sizeof(bool), MPL_MEM_RMA);
         nw->defer_skip = MPL_calloc(n, sizeof(int), MPL_MEM_RMA);
         MPIR_ERR_CHKANDJUMP1(!nw->issued || !nw->gets || !nw->ask || !nw->owed ||
                              !nw->defer_skip, mpi_errno, MPI_ERR_NO_MEM, "**nomem",
@@ -739,6 +749,7 @@ int MPIDI_UCX_notify_win_init(MPIR_Win * win)
         nw->want = nw->issued + 3 * n;
         nw->want_buf = nw->issued + 4 * n;
         nw->flush_wait = nw->owed + n;
+        nw->at_once = nw->owed + 2 * n;
         nw->asked = nw->issued + 5 * n;
         nw->at_flush = nw->issued + 6 * n;
         mpi_errno = create_rings(win, nw);
