@@ -236,6 +236,11 @@ if [ "$VARIANT" != stock ]; then
 fi
 configure_mpich
 make_install
+if [ "$VARIANT" != stock ]; then
+    # man pages of the new calls, from their one source (doc/man/*.md)
+    python3 "$TOP/scripts/md2man.py" "$PREFIX/share/man" "$TOP"/doc/man/*.md ||
+        die "man pages: scripts/md2man.py failed"
+fi
 if [ "$VARIANT" = stock ]; then
     say "stock MPICH $MPICH_VERSION ($DEVICE) installed in $PREFIX"
 else

@@ -10,7 +10,7 @@ PKGS=(
   libpsm2-dev libpsm-infinipath1-dev librdmacm-dev libibverbs-dev
   libnl-3-dev libnl-route-3-dev libnuma-dev
   liblapack-dev libblas-dev
-  iproute2 gnuplot-nox valgrind
+  iproute2 gnuplot-nox valgrind man-db groff-base
 )
 
 if [ "$(id -u)" != 0 ]; then

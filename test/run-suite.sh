@@ -409,6 +409,36 @@ run_build_checks() {
     done
 }
 
+# Every call of the bindings (src/binding/c/*notify*_api.txt) has an
+# installed man page (make install runs scripts/md2man.py on doc/man/*.md)
+# that renders without groff warnings and names the call.
+run_man_check() {
+    [[ man_pages =~ $TESTS ]] || return 0
+    local log=$OUT/logs/man_pages.log name page missing=0
+    : >"$log"
+    if ! command -v man >/dev/null; then
+        skip "man_pages" "man is not installed"
+        return
+    fi
+    for name in $(sed -n 's/^\(MPIX\{0,1\}_[A-Za-z_]*\):$/\1/p' \
+        "$TOP"/src/binding/c/*notify*_api.txt); do
+        page=$(man -M "$PREFIX/share/man" -w "$name" 2>>"$log") || {
+            echo "no page: $name" >>"$log"; missing=1; continue; }
+        # the page itself and the page an alias sources
+        if ! MANWIDTH=80 man -M "$PREFIX/share/man" "$name" 2>>"$log" | grep -q "$name"; then
+            echo "$name: not named by $page" >>"$log"; missing=1
+        fi
+        if [ "$(groff -man -ww -z -Tutf8 -I "$PREFIX/share/man" -s "$page" 2>&1 | tee -a "$log")" ]; then
+            missing=1
+        fi
+    done
+    if [ $missing -eq 0 ]; then
+        pass "man_pages (every call)" 0
+    else
+        fail "man_pages" "a call without a clean page" "$log"
+    fi
+}
+
 # ------------------------------------------------------------------ instruction budget
 # Instructions per 8-byte message (origin + target MPI calls, callgrind,
 # bench/instr-count.sh) against test/instr-budget.txt: more than a line's
@@ -493,9 +523,9 @@ run_mpich_suite() {
 
 start_all=$(date +%s)
 case "$SUITE" in
-    all) run_unit_suite; run_build_checks; run_notify_suite; run_fault_suite; run_netns_suite
+    all) run_unit_suite; run_build_checks; run_man_check; run_notify_suite; run_fault_suite; run_netns_suite
         run_instr_budget; run_mpich_suite ;;
-    unit) run_unit_suite; run_build_checks ;;
+    unit) run_unit_suite; run_build_checks; run_man_check ;;
     notify) run_notify_suite; run_fault_suite ;;
     netns) run_netns_suite ;;
     mpich) run_mpich_suite ;;

@@ -55,7 +55,8 @@
  * computes after a notification does not hold the origin's flush for long
  * more than once, unless a message this process sends to the origin after
  * such an answer shows that it could have carried it (a request/response
- * pattern after all, as at the end of each phase of a ping-pong).  An explicit FLUSH is answered at once.
+ * pattern after all, as at the end of each phase of a ping-pong).  An
+ * explicit FLUSH is answered at once.
  * Local completion (flush_local) waits for the sends UCX has not completed.
  *
  * Which targets: every other process of a window whose flavour is not
