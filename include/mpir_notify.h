@@ -53,6 +53,13 @@ typedef struct MPIR_Notify_req {
     /* notifications counted so far; given back to the queue if the request is
      * freed while active, so that none is lost */
     struct MPIR_Notify_entry *taken_head, *taken_tail;
+    /* MPIX_Request_on_complete (notify_callback.c): called by the progress
+     * engine after each completed activation; due: on its list of requests
+     * whose completion is to be handed over */
+    MPIX_Request_complete_function *on_complete;
+    void *on_complete_arg;
+    bool due;
+    struct MPIR_Notify_req *due_next, *due_prev;
 } MPIR_Notify_req_t;
 
 /* request kind helpers used by MPICH's generic request code */
@@ -233,6 +240,32 @@ int MPIR_Notify_probe_impl(struct MPIR_Win *win, int source, int tag, MPI_Status
 
 /* a completed request for a request-based notified call to MPI_PROC_NULL */
 int MPIR_Notify_null_request(MPI_Request * request);
+
+/* --- completion functions (MPIX_Request_on_complete; notify_callback.c) --- */
+int MPIR_Notify_on_complete_impl(struct MPIR_Request *req, MPIX_Request_complete_function * fn,
+                                 void *arg);
+/* count_toward: r's activation completed; its function runs at the next
+ * round of progress */
+void MPIR_Notify_callback_due(MPIR_Notify_req_t * r);
+/* the request is freed: its function must not run */
+void MPIR_Notify_callback_forget(MPIR_Notify_req_t * r);
+/* MPIX_Win_notify_on_update: one-shot functions watching a counter */
+typedef struct MPIR_Notify_watch {
+    struct MPIR_Win *win;
+    int idx;
+    MPI_Count threshold;
+    MPIX_Win_notify_function *fn;
+    void *arg;
+    struct MPIR_Notify_watch *next, *prev;      /* the window's list, then the due list */
+} MPIR_Notify_watch_t;
+int MPIR_Win_notify_on_update_impl(struct MPIR_Win *win, int idx, MPI_Count threshold,
+                                   MPIX_Win_notify_function * fn, void *arg);
+/* notify.c: counter idx of the window went up to value */
+void MPIR_Notify_watches_check(MPIR_Notify_watch_t ** watches, int idx, MPI_Count value);
+/* the window's counters are detached or the window freed: drop its watches */
+void MPIR_Notify_watches_drop(struct MPIR_Win *win, MPIR_Notify_watch_t ** watches);
+/* notify.c: the window's list of watches (created with the notify state) */
+int MPIR_Notify_watches_of(struct MPIR_Win *win, MPIR_Notify_watch_t *** watches);
 
 /* --- counters (MPIX_Win_create_notify ...; src/mpi/notify/notify_counter.c) --- */
 /* MPI_SUCCESS if index names an attached counter of the window, else

@@ -102,6 +102,7 @@ struct MPIR_Notify_win {
                                  * head.send_seq, in the same allocation) */
     MPI_Count *counters;        /* [index] MPIX_Win_create_notify's counters */
     int ncounters;
+    MPIR_Notify_watch_t *watches;       /* MPIX_Win_notify_on_update (notify_callback.c) */
     unsigned long counters_lost;        /* arrived for no attached counter */
 };
 
@@ -194,10 +195,20 @@ int MPIR_Notify_counters_attach(MPIR_Win * win, int n)
     return mpi_errno;
 }
 
+int MPIR_Notify_watches_of(MPIR_Win * win, MPIR_Notify_watch_t *** watches)
+{
+    struct MPIR_Notify_win *nw;
+    int mpi_errno = get_state(win, &nw);
+    if (mpi_errno == MPI_SUCCESS)
+        *watches = &nw->watches;
+    return mpi_errno;
+}
+
 void MPIR_Notify_counters_detach(MPIR_Win * win)
 {
     struct MPIR_Notify_win *nw = win->notify;
     if (nw) {
+        MPIR_Notify_watches_drop(win, &nw->watches);
         MPL_free(nw->counters);
         nw->counters = NULL;
         nw->ncounters = 0;
@@ -521,6 +532,8 @@ static int count_toward(struct MPIR_Notify_win *nw, MPIR_Notify_req_t * r,
         release_taken(nw, r);
         if (r->posted)
             unpost(nw, r);
+        if (r->on_complete)
+            MPIR_Notify_callback_due(r);
         /* drops the reference taken at start and bumps the VCI's progress
          * count, so a blocked MPI_Wait notices */
         return MPID_Request_complete(req);
@@ -546,8 +559,11 @@ static int deliver(struct MPIR_Notify_win *nw, int src, int tag, MPI_Aint bytes,
         /* in issue order and after its data, like a tagged notification */
         int idx = tag & MPIR_NOTIFY_TAG_MAX;
         nw->head.stats.counted++;
-        if (idx < nw->ncounters)
+        if (idx < nw->ncounters) {
             nw->counters[idx]++;
+            if (nw->watches)
+                MPIR_Notify_watches_check(&nw->watches, idx, nw->counters[idx]);
+        }
         else    /* counters detached while it was on the way */
             nw->counters_lost++;
         if (e)
@@ -715,6 +731,8 @@ int MPIR_Notify_start(MPIR_Request * req)
     if (r->src == MPI_PROC_NULL) {
         MPIR_Status_set_procnull(&req->status);
         MPIR_cc_set(&req->cc, 0);
+        if (r->on_complete)
+            MPIR_Notify_callback_due(r);
         goto fn_exit;
     }
 
@@ -810,6 +828,8 @@ void MPIR_Notify_request_free(MPIR_Request * req)
     MPIR_Notify_req_t *r = req->u.notify;
     struct MPIR_Notify_win *nw = r->win->notify;
 
+    MPIR_Notify_callback_forget(r);
+
     if (r->posted) {
         /* give counted notifications back, in arrival order, to whichever
          * request or queue they would have gone to without r */
@@ -892,6 +912,7 @@ void MPIR_Notify_win_destroy(MPIR_Win * win)
     MPIR_Assert(nw->nreqs == 0);
     if (MPIR_CVAR_NOTIFY_STATS)
         MPIR_Notify_stats_report(win);
+    MPIR_Notify_watches_drop(win, &nw->watches);
     /* notifications nobody asked for die with the window */
     for (MPIR_Notify_entry_t * e = nw->unx, *next; e; e = next) {
         next = e->idx[IDX_ALL].next;

@@ -1,0 +1,265 @@
+/*
+ * MPIX_Request_on_complete: a notification request hands each completion to
+ * a function that the progress engine calls.
+ *
+ *   1. chain: rank 1's function runs once per notified put from rank 0
+ *      (ROUNDS of them, each after an MPI_Put and an MPI_Accumulate to the
+ *      same word made complete by a flush), sees the put's data in its
+ *      window and the status (source 0, tag, bytes), and starts the next
+ *      activation itself; rank 1 only drives progress (MPI_Test on a receive
+ *      that never matches) meanwhile.  Exactly ROUNDS calls, in order.
+ *   2. queued: notifications that arrived before the function was set and
+ *      before MPI_Start are handed over too, one call per activation, also
+ *      when MPI_Start completes the request at once.
+ *   3. free: a request whose activation completed but whose function has
+ *      not run yet is freed: the function never runs.
+ *   4. MPI_PROC_NULL source: the function runs with source MPI_PROC_NULL.
+ *   5. errors: a request that is not a notification request gives
+ *      MPI_ERR_REQUEST; the function NULL removes it.
+ *   6. MPIX_Win_notify_on_update: a counter's function runs once, when
+ *      counted puts (among plain puts) raise it to the threshold, with the
+ *      counter's value and the window; one set when the counter is there
+ *      already runs at the next round of progress; a window without
+ *      counters gives MPIX_ERR_INVALID_NOTIFICATION.
+ */
+#include "na_test.h"
+
+#define ROUNDS 200
+#define TAG 5
+
+static MPI_Win win;
+static int *base;
+static int calls, last_value, bad_status, out_of_order;
+static MPI_Request chain_req;
+
+static void on_put(MPI_Status * st, void *arg)
+{
+    int *expected_tag = arg;
+    int count;
+    MPI_Get_count(st, MPI_BYTE, &count);
+    if (st->MPI_SOURCE != 0 || st->MPI_TAG != *expected_tag || count != (int) sizeof(int) ||
+        st->MPI_ERROR != MPI_SUCCESS)
+        bad_status++;
+    /* the put's value: the round number, after the round's plain accesses */
+    if (base[0] != calls + 1)
+        out_of_order++;
+    last_value = base[0];
+    calls++;
+    if (calls < ROUNDS)
+        MPI_OK(MPI_Start(&chain_req));  /* the next activation, from the function */
+}
+
+static int simple_calls;
+static MPI_Status simple_status;
+static void count_call(MPI_Status * st, void *arg)
+{
+    (void) arg;
+    simple_status = *st;
+    simple_calls++;
+}
+
+static int counter_calls, counter_idx;
+static MPI_Count counter_value;
+static MPI_Win counter_win;
+static void on_counter(MPI_Win w, int idx, MPI_Count value, void *arg)
+{
+    (void) arg;
+    counter_win = w;
+    counter_idx = idx;
+    counter_value = value;
+    counter_calls++;
+}
+
+/* drive progress until *counter reaches want, for at most seconds */
+static void progress_until(int *counter, int want, double seconds)
+{
+    MPI_Request never;
+    int flag, dummy;
+    MPI_OK(MPI_Irecv(&dummy, 1, MPI_INT, MPI_ANY_SOURCE, 999, MPI_COMM_WORLD, &never));
+    double t0 = MPI_Wtime();
+    while (*counter < want && MPI_Wtime() - t0 < seconds)
+        MPI_OK(MPI_Test(&never, &flag, MPI_STATUS_IGNORE));
+    MPI_OK(MPI_Cancel(&never));
+    MPI_OK(MPI_Wait(&never, MPI_STATUS_IGNORE));
+}
+
+int main(int argc, char **argv)
+{
+    int rank, size, tag = TAG;
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    MPI_OK(MPI_Win_allocate(4 * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &base,
+                            &win));
+    na_expect_path(win);
+    base[0] = 0;
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_OK(MPI_Win_lock_all(0, win));
+
+    /* 1. chain */
+    if (rank == 1) {
+        MPI_OK(MPI_Notify_init(win, 0, TAG, 1, &chain_req));
+        MPI_OK(MPIX_Request_on_complete(chain_req, on_put, &tag));
+        MPI_OK(MPI_Start(&chain_req));
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == 0) {
+        int junk = -7, one = 1, round;
+        for (round = 1; round <= ROUNDS; round++) {
+            /* plain RMA to the same word first, complete before the put */
+            MPI_OK(MPI_Put(&junk, 1, MPI_INT, 1, 0, 1, MPI_INT, win));
+            MPI_OK(MPI_Win_flush(1, win));
+            MPI_OK(MPI_Accumulate(&one, 1, MPI_INT, 1, 0, 1, MPI_INT, MPI_SUM, win));
+            MPI_OK(MPI_Win_flush(1, win));
+            MPI_OK(MPI_Put_notify(&round, 1, MPI_INT, 1, 0, 1, MPI_INT, win, TAG));
+            MPI_OK(MPI_Win_flush(1, win));
+            /* the next round only once rank 1's function has taken this one */
+            MPI_OK(MPI_Recv(NULL, 0, MPI_BYTE, 1, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+        }
+    } else if (rank == 1) {
+        for (int round = 1; round <= ROUNDS; round++) {
+            progress_until(&calls, round, 60);
+            CHECK(calls == round, "round %d: %d calls", round, calls);
+            MPI_OK(MPI_Send(NULL, 0, MPI_BYTE, 0, 1, MPI_COMM_WORLD));
+        }
+        progress_until(&calls, ROUNDS + 1, 0.2);        /* no extra call comes */
+        CHECK(calls == ROUNDS && bad_status == 0 && out_of_order == 0 && last_value == ROUNDS,
+              "calls %d, bad statuses %d, out of order %d, last value %d", calls, bad_status,
+              out_of_order, last_value);
+        MPI_OK(MPI_Request_free(&chain_req));
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+
+    /* 2. queued before the function and before the start */
+    if (rank == 0) {
+        for (int i = 0; i < 3; i++)
+            MPI_OK(MPI_Put_notify(&i, 1, MPI_INT, 1, 1, 1, MPI_INT, win, TAG + 1));
+        MPI_OK(MPI_Win_flush(1, win));
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == 1) {
+        MPI_Request req;
+        int flag = 0;
+        MPI_Status st;
+        /* all three have arrived (flushed before the barrier): take them in */
+        while (!flag)
+            MPI_OK(MPIX_Notify_iprobe(win, 0, TAG + 1, &flag, &st));
+        MPI_OK(MPI_Notify_init(win, 0, TAG + 1, 1, &req));
+        MPI_OK(MPIX_Request_on_complete(req, count_call, NULL));
+        for (int i = 1; i <= 3; i++) {
+            MPI_OK(MPI_Start(&req));        /* completes at once from the queue */
+            progress_until(&simple_calls, i, 60);
+            CHECK(simple_calls == i && simple_status.MPI_SOURCE == 0 &&
+                  simple_status.MPI_TAG == TAG + 1, "queued %d: %d calls, source %d tag %d", i,
+                  simple_calls, simple_status.MPI_SOURCE, simple_status.MPI_TAG);
+        }
+        MPI_OK(MPI_Request_free(&req));
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+
+    /* 3. freed with its function pending */
+    if (rank == 0) {
+        int v = 42;
+        MPI_OK(MPI_Put_notify(&v, 1, MPI_INT, 1, 2, 1, MPI_INT, win, TAG + 2));
+        MPI_OK(MPI_Win_flush(1, win));
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == 1) {
+        MPI_Request req;
+        int flag = 0;
+        MPI_Status st;
+        while (!flag)
+            MPI_OK(MPIX_Notify_iprobe(win, 0, TAG + 2, &flag, &st));
+        simple_calls = 0;
+        MPI_OK(MPI_Notify_init(win, 0, TAG + 2, 1, &req));
+        MPI_OK(MPIX_Request_on_complete(req, count_call, NULL));
+        MPI_OK(MPI_Start(&req));            /* complete, its function due */
+        MPI_OK(MPI_Request_free(&req));
+        progress_until(&simple_calls, 1, 0.2);
+        CHECK(simple_calls == 0, "freed request: %d calls", simple_calls);
+        CHECK(base[2] == 42, "freed request's put: %d", base[2]);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+
+    /* 4. MPI_PROC_NULL source */
+    {
+        MPI_Request req;
+        simple_calls = 0;
+        MPI_OK(MPI_Notify_init(win, MPI_PROC_NULL, 0, 1, &req));
+        MPI_OK(MPIX_Request_on_complete(req, count_call, NULL));
+        MPI_OK(MPI_Start(&req));
+        progress_until(&simple_calls, 1, 60);
+        CHECK(simple_calls == 1 && simple_status.MPI_SOURCE == MPI_PROC_NULL,
+              "MPI_PROC_NULL: %d calls, source %d", simple_calls, simple_status.MPI_SOURCE);
+        MPI_OK(MPI_Request_free(&req));
+    }
+
+    /* 5. errors, and removing the function */
+    {
+        MPI_Request rreq, req;
+        int dummy, rc, cls;
+        MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+        MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
+        MPI_OK(MPI_Irecv(&dummy, 1, MPI_INT, MPI_ANY_SOURCE, 77, MPI_COMM_WORLD, &rreq));
+        rc = MPIX_Request_on_complete(rreq, count_call, NULL);
+        MPI_Error_class(rc, &cls);
+        CHECK(cls == MPI_ERR_REQUEST, "a receive request: class %d", cls);
+        MPI_OK(MPI_Cancel(&rreq));
+        MPI_OK(MPI_Wait(&rreq, MPI_STATUS_IGNORE));
+        MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+        MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_ARE_FATAL);
+
+        simple_calls = 0;
+        MPI_OK(MPI_Notify_init(win, MPI_PROC_NULL, 0, 1, &req));
+        MPI_OK(MPIX_Request_on_complete(req, count_call, NULL));
+        MPI_OK(MPIX_Request_on_complete(req, NULL, NULL));
+        MPI_OK(MPI_Start(&req));
+        MPI_OK(MPI_Wait(&req, MPI_STATUS_IGNORE));      /* no function: waited as usual */
+        progress_until(&simple_calls, 1, 0.2);
+        CHECK(simple_calls == 0, "removed function ran %d times", simple_calls);
+        MPI_OK(MPI_Request_free(&req));
+    }
+
+    /* 6. counters */
+    {
+        int rc, cls;
+        MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+        MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
+        MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN);
+        rc = MPIX_Win_notify_on_update(win, 0, 1, on_counter, NULL);
+        MPI_Error_class(rc, &cls);
+        CHECK(cls == MPIX_ERR_INVALID_NOTIFICATION, "no counters: class %d", cls);
+        MPI_Win_set_errhandler(win, MPI_ERRORS_ARE_FATAL);
+        MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+        MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_ARE_FATAL);
+    }
+    MPI_OK(MPIX_Win_create_notify(win, 2));
+    if (rank == 1)
+        MPI_OK(MPIX_Win_notify_on_update(win, 1, 3, on_counter, &tag));
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == 0) {
+        int junk = -1;
+        for (int i = 0; i < 3; i++) {
+            MPI_OK(MPI_Put(&junk, 1, MPI_INT, 1, 3, 1, MPI_INT, win));
+            MPI_OK(MPI_Win_flush(1, win));
+            MPI_OK(MPIX_Put_notify(&i, 1, MPI_INT, 1, 3, 1, MPI_INT, 1, win));
+            MPI_OK(MPI_Win_flush(1, win));
+        }
+    } else if (rank == 1) {
+        progress_until(&counter_calls, 1, 60);
+        progress_until(&counter_calls, 2, 0.2);
+        CHECK(counter_calls == 1 && counter_value == 3 && counter_win == win &&
+              counter_idx == 1 && base[3] == 2, "counter: %d calls, value %lld, idx %d, data %d",
+              counter_calls, (long long) counter_value, counter_idx, base[3]);
+        /* reached already */
+        MPI_OK(MPIX_Win_notify_on_update(win, 1, 2, on_counter, &tag));
+        progress_until(&counter_calls, 2, 60);
+        CHECK(counter_calls == 2, "reached counter: %d calls", counter_calls);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_OK(MPIX_Win_free_notify(win));
+
+    MPI_OK(MPI_Win_unlock_all(win));
+    MPI_OK(MPI_Win_free(&win));
+    return na_finish();
+}
