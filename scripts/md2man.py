@@ -20,8 +20,10 @@ MANUAL = "Notified Access MPICH"
 
 
 def escape(text):
-    """Roff-escape a line of plain text (backslashes; a leading dot or quote)."""
+    """Roff-escape a line of plain text (backslashes, characters beyond
+    ASCII as groff's \\[uXXXX], a leading dot or quote)."""
     text = text.replace("\\", "\\e")
+    text = "".join(c if ord(c) < 128 else "\\[u%04X]" % ord(c) for c in text)
     return "\\&" + text if text[:1] in (".", "'") else text
 
 
