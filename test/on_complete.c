@@ -14,13 +14,18 @@
  *   3. free: a request whose activation completed but whose function has
  *      not run yet is freed: the function never runs.
  *   4. MPI_PROC_NULL source: the function runs with source MPI_PROC_NULL.
- *   5. errors: a request that is not a notification request gives
- *      MPI_ERR_REQUEST; the function NULL removes it.
+ *   5. errors: a persistent send request gives MPI_ERR_REQUEST, a receive
+ *      with no function MPI_ERR_ARG (and stays the caller's); the function
+ *      NULL removes a notification request's.
  *   6. MPIX_Win_notify_on_update: a counter's function runs once, when
  *      counted puts (among plain puts) raise it to the threshold, with the
  *      counter's value and the window; one set when the counter is there
  *      already runs at the next round of progress; a window without
  *      counters gives MPIX_ERR_INVALID_NOTIFICATION.
+ *   7. handed over: a receive (its data in place and its status when the
+ *      function runs), a send, a nonblocking barrier, MPI_Rput_notify's and
+ *      MPI_Rget's requests, and a receive complete before the call: each
+ *      function runs exactly once, MPICH frees the requests.
  */
 #include "na_test.h"
 
@@ -58,6 +63,31 @@ static void count_call(MPI_Status * st, void *arg)
     simple_calls++;
 }
 
+/* one handed-over request: what its function saw */
+struct handed {
+    int calls, source, tag, count, err;
+    const int *data;            /* checked against want when the function runs */
+    int want, data_ok;
+};
+static void on_handed(MPI_Status * st, void *arg)
+{
+    struct handed *h = arg;
+    h->calls++;
+    h->source = st->MPI_SOURCE;
+    h->tag = st->MPI_TAG;
+    h->err = st->MPI_ERROR;
+    MPI_Get_count(st, MPI_INT, &h->count);
+    h->data_ok = !h->data || *h->data == h->want;
+}
+
+static int handed_calls(struct handed *h, int n)
+{
+    int sum = 0;
+    for (int i = 0; i < n; i++)
+        sum += h[i].calls;
+    return sum;
+}
+
 static int counter_calls, counter_idx;
 static MPI_Count counter_value;
 static MPI_Win counter_win;
@@ -85,8 +115,10 @@ static void progress_until(int *counter, int want, double seconds)
 
 int main(int argc, char **argv)
 {
-    int rank, size, tag = TAG;
-    MPI_Init(&argc, &argv);
+    int rank, size, tag = TAG, provided;
+    /* threaded: the functions run outside MPICH's global critical section,
+     * so that the ones calling MPI (MPI_Start) do not enter it twice */
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     MPI_OK(MPI_Win_allocate(4 * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &base,
@@ -204,10 +236,15 @@ int main(int argc, char **argv)
         int dummy, rc, cls;
         MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
         MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
-        MPI_OK(MPI_Irecv(&dummy, 1, MPI_INT, MPI_ANY_SOURCE, 77, MPI_COMM_WORLD, &rreq));
-        rc = MPIX_Request_on_complete(rreq, count_call, NULL);
+        MPI_OK(MPI_Send_init(&dummy, 1, MPI_INT, rank, 77, MPI_COMM_WORLD, &req));
+        rc = MPIX_Request_on_complete(req, count_call, NULL);
         MPI_Error_class(rc, &cls);
-        CHECK(cls == MPI_ERR_REQUEST, "a receive request: class %d", cls);
+        CHECK(cls == MPI_ERR_REQUEST, "a persistent send request: class %d", cls);
+        MPI_OK(MPI_Request_free(&req));
+        MPI_OK(MPI_Irecv(&dummy, 1, MPI_INT, MPI_ANY_SOURCE, 77, MPI_COMM_WORLD, &rreq));
+        rc = MPIX_Request_on_complete(rreq, NULL, NULL);
+        MPI_Error_class(rc, &cls);
+        CHECK(cls == MPI_ERR_ARG, "a receive without function: class %d", cls);
         MPI_OK(MPI_Cancel(&rreq));
         MPI_OK(MPI_Wait(&rreq, MPI_STATUS_IGNORE));
         MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
@@ -262,6 +299,73 @@ int main(int argc, char **argv)
     }
     MPI_Barrier(MPI_COMM_WORLD);
     MPI_OK(MPIX_Win_free_notify(win));
+
+    /* 7. nonpersistent requests handed over (0 and 1; others only barrier) */
+    if (rank < 2) {
+        enum { RECV, SEND, BARRIER, RPUT, RGET, EARLY, N };
+        struct handed h[N] = { 0 };
+        int peer = 1 - rank, rbuf = -1, sbuf = 100 + rank, early = -1, gbuf = -1;
+        MPI_Request req;
+
+        base[1] = 500 + rank;   /* what the peer's MPI_Rget reads */
+        MPI_OK(MPI_Win_sync(win));
+        if (rank == 0)  /* the message rank 1 receives after it arrived */
+            MPI_OK(MPI_Send(&sbuf, 1, MPI_INT, 1, 30, MPI_COMM_WORLD));
+        MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+
+        h[RECV].data = &rbuf;
+        h[RECV].want = 100 + peer;
+        MPI_OK(MPI_Irecv(&rbuf, 1, MPI_INT, peer, 31, MPI_COMM_WORLD, &req));
+        MPI_OK(MPIX_Request_on_complete(req, on_handed, &h[RECV]));
+        MPI_OK(MPI_Isend(&sbuf, 1, MPI_INT, peer, 31, MPI_COMM_WORLD, &req));
+        MPI_OK(MPIX_Request_on_complete(req, on_handed, &h[SEND]));
+        MPI_OK(MPI_Ibarrier(MPI_COMM_WORLD, &req));
+        MPI_OK(MPIX_Request_on_complete(req, on_handed, &h[BARRIER]));
+        MPI_OK(MPI_Rput_notify(&sbuf, 1, MPI_INT, peer, 2, 1, MPI_INT, win, 32, &req));
+        MPI_OK(MPIX_Request_on_complete(req, on_handed, &h[RPUT]));
+        h[RGET].data = &gbuf;
+        h[RGET].want = 500 + peer;
+        MPI_OK(MPI_Rget(&gbuf, 1, MPI_INT, peer, 1, 1, MPI_INT, win, &req));
+        MPI_OK(MPIX_Request_on_complete(req, on_handed, &h[RGET]));
+        if (rank == 1) {
+            h[EARLY].data = &early;
+            h[EARLY].want = 100;
+            MPI_OK(MPI_Recv(NULL, 0, MPI_BYTE, 0, 33, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+            /* arrived before the barrier: complete before the function is set */
+            MPI_OK(MPI_Irecv(&early, 1, MPI_INT, 0, 30, MPI_COMM_WORLD, &req));
+            MPI_OK(MPIX_Request_on_complete(req, on_handed, &h[EARLY]));
+        } else {
+            MPI_OK(MPI_Send(NULL, 0, MPI_BYTE, 1, 33, MPI_COMM_WORLD));
+            h[EARLY].calls = h[EARLY].data_ok = 1;
+        }
+        req = MPI_REQUEST_NULL; /* MPICH's now */
+
+        double t0 = MPI_Wtime();
+        while (handed_calls(h, N) < N && MPI_Wtime() - t0 < 60)
+            progress_until(&h[0].calls, 2, 0.01);
+        progress_until(&h[0].calls, 2, 0.2);    /* no second call comes */
+        for (int i = 0; i < N; i++)
+            CHECK(h[i].calls == 1 && h[i].data_ok && h[i].err == MPI_SUCCESS,
+                  "handed-over request %d: %d calls, data %s, error %d", i, h[i].calls,
+                  h[i].data_ok ? "ok" : "wrong", h[i].err);
+        CHECK(h[RECV].source == peer && h[RECV].tag == 31 && h[RECV].count == 1,
+              "receive status: source %d tag %d count %d", h[RECV].source, h[RECV].tag,
+              h[RECV].count);
+        CHECK(rank == 0 || (h[EARLY].source == 0 && h[EARLY].tag == 30),
+              "early receive status: source %d tag %d", h[EARLY].source, h[EARLY].tag);
+        /* the peer's notified put, taken as usual */
+        MPI_OK(MPI_Notify_init(win, peer, 32, 1, &req));
+        MPI_OK(MPI_Start(&req));
+        MPI_OK(MPI_Wait(&req, MPI_STATUS_IGNORE));
+        MPI_OK(MPI_Request_free(&req));
+        CHECK(base[2] == 100 + peer, "Rput_notify's data: %d", base[2]);
+    } else {
+        MPI_Request req;
+        MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+        MPI_OK(MPI_Ibarrier(MPI_COMM_WORLD, &req));
+        MPI_OK(MPI_Wait(&req, MPI_STATUS_IGNORE));
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
 
     MPI_OK(MPI_Win_unlock_all(win));
     MPI_OK(MPI_Win_free(&win));

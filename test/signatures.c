@@ -37,6 +37,10 @@ SAME(MPIX_Win_get_notify, int (*)(MPI_Win, int, MPI_Count *));
 SAME(MPIX_Win_set_notify, int (*)(MPI_Win, int, MPI_Count));
 SAME(MPIX_Notify_iprobe, int (*)(MPI_Win, int, int, int *, MPI_Status *));
 SAME(MPIX_Notify_probe, int (*)(MPI_Win, int, int, MPI_Status *));
+SAME(MPIX_Request_on_complete, int (*)(MPI_Request, void (*)(MPI_Status *, void *), void *));
+SAME(PMPIX_Request_on_complete, int (*)(MPI_Request, MPIX_Request_complete_function *, void *));
+SAME(MPIX_Win_notify_on_update, int (*)(MPI_Win, int, MPI_Count,
+                                        void (*)(MPI_Win, int, MPI_Count, void *), void *));
 
 int main(int argc, char **argv)
 {

@@ -1,6 +1,6 @@
 /*
- * Completion functions of notification requests (MPIX_Request_on_complete)
- * and of counters (MPIX_Win_notify_on_update): completion pushed to the
+ * Completion functions of requests (MPIX_Request_on_complete) and of
+ * counters (MPIX_Win_notify_on_update): completion pushed to the
  * user instead of polled with MPI_Test or MPIX_Win_get_notify.
  *
  * When an activation of a request with a function completes (count_toward
@@ -13,11 +13,21 @@
  * (MPI_Start may complete it at once from the unexpected queue: it is then
  * due again and runs in the same round), or free it.
  *
+ * Any other nonpersistent request (receive, send, MPI_Rput_notify's, a
+ * nonblocking collective's) is handed over: MPICH owns it from then on.
+ * Its completion has no hook in MPICH's many completion paths (netmod
+ * callbacks, MPIDI_Request_complete_fast ...), so the same progress hook
+ * looks at the completion counter of each handed-over request, one load per
+ * request and round, does what MPI_Test would (status, free) and calls the
+ * function.  A task runtime waiting for a few dozen requests at a time pays
+ * that instead of an MPI_Test per request from outside.
+ *
  * A counter's watch (one-shot) joins the list of watches due when
  * deliver() in notify.c raises the counter to its threshold, or at once if
  * the counter is there already; the same hook calls it.
  *
- * All of it runs under the lock that protects progress, as notify.c does.
+ * The lists change under the lock that protects progress, as notify.c's
+ * do; the functions themselves run outside it (CALL_USER).
  */
 
 #include "mpiimpl.h"
@@ -27,14 +37,52 @@ static MPIR_Notify_req_t *due_head;     /* completed, function not yet run */
 static MPIR_Notify_watch_t *watches_due;        /* counter reached, function not yet run */
 static int hook_id = -1;
 
+typedef struct handed {
+    MPIR_Request *req;
+    MPIX_Request_complete_function *fn;
+    void *arg;
+    MPI_Status status;          /* once complete */
+    struct handed *next, *prev;
+} handed_t;
+static handed_t *handed_over;   /* nonpersistent requests, not complete yet */
+
+/* A user function may call MPI (MPI_Start, omp_fulfill_event whose tasks
+ * call MPI ...): it runs outside the global critical section, as MPICH's
+ * generalized-request callbacks do.  Another thread may then run this hook
+ * too; each item is taken off its list under the lock before its call. */
+#define CALL_USER(call) do {                                            \
+        MPID_THREAD_CS_EXIT(GLOBAL, MPIR_THREAD_GLOBAL_ALLFUNC_MUTEX);  \
+        call;                                                           \
+        MPID_THREAD_CS_ENTER(GLOBAL, MPIR_THREAD_GLOBAL_ALLFUNC_MUTEX); \
+    } while (0)
+
 static int run_due(int *made_progress)
 {
+    handed_t *h, *tmp, *done = NULL;
+    DL_FOREACH_SAFE(handed_over, h, tmp) {
+        if (!MPIR_Request_is_complete(h->req))
+            continue;
+        /* what MPI_Test does: status, then the request is freed */
+        DL_DELETE(handed_over, h);
+        MPIR_Status_set_empty(&h->status);
+        h->status.MPI_ERROR = MPIR_Request_completion_processing(h->req, &h->status);
+        MPIR_Request_free(h->req);
+        DL_APPEND(done, h);
+    }
+    while (done) {
+        h = done;
+        DL_DELETE(done, h);
+        *made_progress = 1;
+        CALL_USER(h->fn(&h->status, h->arg));
+        MPL_free(h);
+    }
     while (watches_due) {
         MPIR_Notify_watch_t *w = watches_due;
         DL_DELETE(watches_due, w);
         MPI_Count *c = MPIR_Notify_counter(w->win, w->idx);
+        MPI_Count value = c ? *c : w->threshold;
         *made_progress = 1;
-        w->fn(w->win->handle, w->idx, c ? *c : w->threshold, w->arg);
+        CALL_USER(w->fn(w->win->handle, w->idx, value, w->arg));
         MPL_free(w);
     }
     while (due_head) {
@@ -46,11 +94,13 @@ static int run_due(int *made_progress)
             continue;   /* completed by MPI_Test or MPI_Wait after all (erroneous) */
         int err = MPIR_Notify_completion_processing(r->req, &status);
         status.MPI_ERROR = err;
+        MPIX_Request_complete_function *fn = r->on_complete;
+        void *arg = r->on_complete_arg;
         *made_progress = 1;
-        r->on_complete(&status, r->on_complete_arg);
+        CALL_USER(fn(&status, arg));
     }
     /* a function may have made more due: they run at the next round */
-    if (!watches_due)
+    if (!watches_due && !handed_over && !due_head)
         MPIR_Progress_hook_deactivate(hook_id);
     return MPI_SUCCESS;
 }
@@ -84,16 +134,41 @@ void MPIR_Notify_callback_forget(MPIR_Notify_req_t * r)
     r->on_complete = NULL;
 }
 
+/* a nonpersistent request: MPICH takes the user's reference */
+static int hand_over(MPIR_Request * req, MPIX_Request_complete_function * fn, void *arg)
+{
+    int mpi_errno = MPI_SUCCESS;
+    MPIR_ERR_CHKANDJUMP1(!fn, mpi_errno, MPI_ERR_ARG, "**nullptr", "**nullptr %s", "fn");
+    handed_t *h = MPL_malloc(sizeof(*h), MPL_MEM_OTHER);
+    MPIR_ERR_CHKANDJUMP1(!h, mpi_errno, MPI_ERR_NO_MEM, "**nomem", "**nomem %s",
+                         "completion function");
+    h->req = req;
+    h->fn = fn;
+    h->arg = arg;
+    DL_APPEND(handed_over, h);
+    /* also when complete already: the function runs at the next round */
+    MPIR_Progress_hook_activate(hook_id);
+  fn_fail:
+    return mpi_errno;
+}
+
 int MPIR_Notify_on_complete_impl(MPIR_Request * req, MPIX_Request_complete_function * fn,
                                  void *arg)
 {
     int mpi_errno = MPI_SUCCESS;
 
-    /* checked also without error checking: u.notify is read below */
-    MPIR_ERR_CHKANDJUMP(req->kind != MPIR_REQUEST_KIND__NOTIFY, mpi_errno, MPI_ERR_REQUEST,
+    /* checked also without error checking: the kind decides what req is */
+    MPIR_ERR_CHKANDJUMP(req->kind != MPIR_REQUEST_KIND__NOTIFY &&
+                        (MPIR_Request_is_persistent(req) || MPIR_Request_is_partitioned(req) ||
+                         req->kind == MPIR_REQUEST_KIND__MPROBE), mpi_errno, MPI_ERR_REQUEST,
                         "**notifycbreq");
     mpi_errno = register_hook();
     MPIR_ERR_CHECK(mpi_errno);
+    if (req->kind != MPIR_REQUEST_KIND__NOTIFY) {
+        mpi_errno = hand_over(req, fn, arg);
+        goto fn_exit;
+    }
+
     MPIR_Notify_req_t *r = req->u.notify;
     if (!fn) {
         MPIR_Notify_callback_forget(r);
