@@ -228,6 +228,16 @@ make_install() {
     [ -x "$PREFIX/bin/mpicc" ] || die "install finished but $PREFIX/bin/mpicc is missing"
 }
 
+# libnatasks (natasks/): OpenMP tasks bound to requests, built with the
+# installed mpicc, so that "mpicc -fopenmp app.c -lnatasks" finds it
+install_natasks() {
+    run natasks${VARIANT:+-$VARIANT} "$PREFIX/bin/mpicc" -std=c11 -O2 -g -Wall -Wextra -Werror \
+        -fopenmp -fPIC -shared -Wl,-soname,libnatasks.so.0 \
+        -o "$PREFIX/lib/libnatasks.so.0" "$TOP/natasks/na_tasks.c"
+    ln -sf libnatasks.so.0 "$PREFIX/lib/libnatasks.so"
+    install -m 644 "$TOP/natasks/na_tasks.h" "$PREFIX/include/na_tasks.h"
+}
+
 fetch_tarball
 unpack
 if [ "$VARIANT" != stock ]; then
@@ -240,6 +250,7 @@ if [ "$VARIANT" != stock ]; then
     # man pages of the new calls, from their one source (doc/man/*.md)
     python3 "$TOP/scripts/md2man.py" "$PREFIX/share/man" "$TOP"/doc/man/*.md ||
         die "man pages: scripts/md2man.py failed"
+    install_natasks
 fi
 if [ "$VARIANT" = stock ]; then
     say "stock MPICH $MPICH_VERSION ($DEVICE) installed in $PREFIX"

@@ -344,6 +344,7 @@ run_netns_suite() {
 # Code that can be exercised without MPI, with sanitizers on.
 run_unit_suite() {
     run_cq_word_test
+    run_natasks_stress_test
     echo "== unit tests (ThreadSanitizer) =="
     local bin=$OUT/bin/ring_stress log=$OUT/logs/ring_stress.log
     [[ ring_stress =~ $TESTS ]] || return 0
@@ -365,6 +366,26 @@ run_unit_suite() {
             fail "unit/ring_stress $args [tsan]" "exit $rc" "$log"
         fi
     done
+}
+
+# libnatasks's own synchronisation (natasks/na_tasks.c) against a model of
+# MPICH and OpenMP that ThreadSanitizer sees whole (test/unit/natasks_stress.c)
+run_natasks_stress_test() {
+    local bin=$OUT/bin/natasks_stress log=$OUT/logs/natasks_stress.log start
+    [[ natasks_stress =~ $TESTS ]] || return 0
+    if ! cc -std=gnu11 -O1 -g -Wall -Werror -fsanitize=thread -pthread \
+        -I"$TOP/test/unit/natasks_mock" -I"$TOP/natasks" -o "$bin" \
+        "$TOP/test/unit/natasks_stress.c" >"$OUT/logs/natasks_stress.compile.log" 2>&1; then
+        fail "unit/natasks_stress (compile)" "" "$OUT/logs/natasks_stress.compile.log"
+        return
+    fi
+    start=$(date +%s)
+    if TSAN_OPTIONS="halt_on_error=1" timeout -k 5 $((180 * SCALE)) "$bin" >"$log" 2>&1 &&
+        grep -q '^No Errors' "$log"; then
+        pass "unit/natasks_stress [tsan]" "$(( $(date +%s) - start ))"
+    else
+        fail "unit/natasks_stress [tsan]" "" "$log"
+    fi
 }
 
 # the libfabric path's CQ data word, encode and decode (ASan + UBSan)
