@@ -22,12 +22,16 @@
  *      counter's value and the window; one set when the counter is there
  *      already runs at the next round of progress; a window without
  *      counters gives MPIX_ERR_INVALID_NOTIFICATION.
+ *   Every function runs in the thread whose MPI call made progress (the
+ *   main thread here; in test/natasks.c libnatasks's progress thread), with
+ *   MPI_THREAD_MULTIPLE: outside MPICH's lock, so MPI_Start from one works.
  *   7. handed over: a receive (its data in place and its status when the
  *      function runs), a send, a nonblocking barrier, MPI_Rput_notify's and
  *      MPI_Rget's requests, and a receive complete before the call: each
  *      function runs exactly once, MPICH frees the requests.
  */
 #include "na_test.h"
+#include <pthread.h>
 
 #define ROUNDS 200
 #define TAG 5
@@ -54,13 +58,17 @@ static void on_put(MPI_Status * st, void *arg)
         MPI_OK(MPI_Start(&chain_req));  /* the next activation, from the function */
 }
 
-static int simple_calls;
+static int simple_calls, other_thread;
 static MPI_Status simple_status;
+static pthread_t main_thread;
 static void count_call(MPI_Status * st, void *arg)
 {
     (void) arg;
     simple_status = *st;
     simple_calls++;
+    /* run by the thread whose MPI call made progress: here the only one */
+    if (!pthread_equal(pthread_self(), main_thread))
+        other_thread++;
 }
 
 /* one handed-over request: what its function saw */
@@ -113,12 +121,22 @@ static void progress_until(int *counter, int want, double seconds)
     MPI_OK(MPI_Wait(&never, MPI_STATUS_IGNORE));
 }
 
+/* until a notification from rank 0 with this tag is in the window's queue */
+static void await_queued(int tag)
+{
+    int flag = 0;
+    MPI_Status st;
+    while (!flag)
+        MPI_OK(MPIX_Notify_iprobe(win, 0, tag, &flag, &st));
+}
+
 int main(int argc, char **argv)
 {
     int rank, size, tag = TAG, provided;
     /* threaded: the functions run outside MPICH's global critical section,
      * so that the ones calling MPI (MPI_Start) do not enter it twice */
     MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+    main_thread = pthread_self();
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     MPI_OK(MPI_Win_allocate(4 * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &base,
@@ -171,11 +189,8 @@ int main(int argc, char **argv)
     MPI_Barrier(MPI_COMM_WORLD);
     if (rank == 1) {
         MPI_Request req;
-        int flag = 0;
-        MPI_Status st;
         /* all three have arrived (flushed before the barrier): take them in */
-        while (!flag)
-            MPI_OK(MPIX_Notify_iprobe(win, 0, TAG + 1, &flag, &st));
+        await_queued(TAG + 1);
         MPI_OK(MPI_Notify_init(win, 0, TAG + 1, 1, &req));
         MPI_OK(MPIX_Request_on_complete(req, count_call, NULL));
         for (int i = 1; i <= 3; i++) {
@@ -198,10 +213,7 @@ int main(int argc, char **argv)
     MPI_Barrier(MPI_COMM_WORLD);
     if (rank == 1) {
         MPI_Request req;
-        int flag = 0;
-        MPI_Status st;
-        while (!flag)
-            MPI_OK(MPIX_Notify_iprobe(win, 0, TAG + 2, &flag, &st));
+        await_queued(TAG + 2);
         simple_calls = 0;
         MPI_OK(MPI_Notify_init(win, 0, TAG + 2, 1, &req));
         MPI_OK(MPIX_Request_on_complete(req, count_call, NULL));
@@ -299,6 +311,7 @@ int main(int argc, char **argv)
     }
     MPI_Barrier(MPI_COMM_WORLD);
     MPI_OK(MPIX_Win_free_notify(win));
+    CHECK(other_thread == 0, "%d functions ran in another thread", other_thread);
 
     /* 7. nonpersistent requests handed over (0 and 1; others only barrier) */
     if (rank < 2) {
