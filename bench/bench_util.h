@@ -1,8 +1,11 @@
 /* Helpers shared by the benchmark programs in bench/: option parsing, -modes
- * lists, order statistics, CSV output and a check that every rank got the
- * same arguments.  Header-only (static inline), so each benchmark still
+ * lists, order statistics, CSV output, a check that every rank got the same
+ * arguments, the tag bound of notified access and the hash behind the
+ * generated inputs.  Header-only (static inline), so each benchmark still
  * builds from its one .c file with a plain mpicc line (bench/run-bench.sh,
- * test/run-suite.sh).
+ * test/run-suite.sh).  More specific helpers, header-only too:
+ * bench/cholesky_common.h (the two Cholesky programs), bench/task_util.h
+ * (the OpenMP task programs).
  *
  * Error handling convention: a bad argument is reported once (by rank 0 of
  * MPI_COMM_WORLD, or by every process if MPI is not initialised yet) and the
@@ -262,6 +265,29 @@ static inline void bu_stats(double *t, int n, double *median, double *p10, doubl
         *p90 = t[(long) n * 9 / 10];
 }
 
+/* Index in t[0..n) (n >= 1) of the lower middle value: the one with (n - 1)
+ * / 2 values before it in ascending order, ties in index order; t is left
+ * as it is, so the rep it names can be looked up in other per-rep arrays. */
+static inline int bu_median_rep(const double *t, int n)
+{
+    int med = 0;
+    for (int a = 0; a < n; a++) {
+        int before = 0;
+        for (int b = 0; b < n; b++)
+            before += t[b] < t[a] || (t[b] == t[a] && b < a);
+        if (before == (n - 1) / 2)
+            med = a;
+    }
+    return med;
+}
+
+/* the lower middle value of t[0..n) (n >= 1): of an even count, the smaller
+ * one (of times, the faster rep) */
+static inline double bu_lower_median(const double *t, int n)
+{
+    return t[bu_median_rep(t, n)];
+}
+
 /* ------------------------------------------------------------ CSV */
 
 /* Open path for writing and write header (no trailing newline needed) as
@@ -309,16 +335,67 @@ static inline int bu_same_args(int argc, char **argv, MPI_Comm comm)
     return 0;
 }
 
+/* after MPI_Init(_thread): the rank and size in MPI_COMM_WORLD, then the
+ * options, the same on every rank.  0: parsed */
+static inline int bu_world_args(int argc, char **argv, const bu_opt_t * opts, int nopts,
+                                const char *usage, int *rank, int *nranks)
+{
+    MPI_Comm_rank(MPI_COMM_WORLD, rank);
+    MPI_Comm_size(MPI_COMM_WORLD, nranks);
+    return !bu_same_args(argc, argv, MPI_COMM_WORLD) ? 1 :
+        bu_parse(argc, argv, opts, nopts, usage);
+}
+
 /* MPI_Init, the rank and size in MPI_COMM_WORLD, then the options: the same
  * on every rank, so that all ranks leave on a bad one or none.  0: parsed */
 static inline int bu_init(int *argc, char ***argv, const bu_opt_t * opts, int nopts,
                           const char *usage, int *rank, int *nranks)
 {
     MPI_Init(argc, argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, rank);
-    MPI_Comm_size(MPI_COMM_WORLD, nranks);
-    return !bu_same_args(*argc, *argv, MPI_COMM_WORLD) ? 1 :
-        bu_parse(*argc, *argv, opts, nopts, usage);
+    return bu_world_args(*argc, *argv, opts, nopts, usage, rank, nranks);
+}
+
+/* As bu_init, with MPI_Init_thread asking for the level required (the task
+ * programs call MPI from several threads); the level granted goes to
+ * *provided, for the caller to check once the options are known (whether
+ * it needs the level can depend on -modes). */
+static inline int bu_init_thread(int *argc, char ***argv, int required, int *provided,
+                                 const bu_opt_t * opts, int nopts, const char *usage, int *rank,
+                                 int *nranks)
+{
+    MPI_Init_thread(argc, argv, required, provided);
+    return bu_world_args(*argc, *argv, opts, nopts, usage, rank, nranks);
+}
+
+#ifdef MPI_NOTIFY_TAG_UB        /* not with stock MPICH (bench/instr.c builds against it) */
+/* The largest tag that is valid both as a message tag (MPI_TAG_UB of
+ * MPI_COMM_WORLD) and as a notification tag (MPI_NOTIFY_TAG_UB): the
+ * programs that use one index as both, or compare the two ways, are bound
+ * by the smaller. */
+static inline int bu_max_tag(void)
+{
+    int *tag_ub, flag, max_tag = MPI_NOTIFY_TAG_UB;
+    MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &tag_ub, &flag);
+    if (flag && *tag_ub < max_tag)
+        max_tag = *tag_ub;
+    return max_tag;
+}
+#endif
+
+/* ------------------------------------------------------------ generated data */
+
+/* A pseudo-random 32-bit value of two indices (multiplicative hashing with
+ * a MurmurHash2-style finish), so that inputs are generated per element, the
+ * same on every rank and in every run, with no generator state to share:
+ * the matrix of the Cholesky programs, gauss_seidel's initial grid,
+ * streaming's blocks. */
+static inline uint32_t bu_hash2(uint32_t i, uint32_t j)
+{
+    uint32_t h = i * 2654435761u ^ j * 40503u;
+    h ^= h >> 13;
+    h *= 0x5bd1e995u;
+    h ^= h >> 15;
+    return h;
 }
 
 #endif /* BENCH_UTIL_H */

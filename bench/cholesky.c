@@ -9,7 +9,9 @@
  * Tiles are broadcast along a binary tree rooted at their producer, as they
  * are produced.  Tile column j belongs to rank j % P.  Kernels: DPOTRF, DTRSM,
  * DSYRK, DGEMM from the system LAPACK/BLAS.  Every run is verified at rank 0:
- * ||A - L L^T||_F / ||A||_F < 1e-10, or the program fails.
+ * ||A - L L^T||_F / ||A||_F < 1e-10, or the program fails.  The matrix, the
+ * tile layout, the tree and the check are bench/cholesky_common.h's, shared
+ * with bench/cholesky_tasks.c.
  *
  *   cholesky [-nt TILES] [-b TILE_SIZE] [-reps R] [-modes na,mp,os] [-csv FILE]
  *
@@ -18,21 +20,11 @@
  * a machine that slows down mid-run slows every mode alike, not just one.
  */
 #include <mpi.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "bench_util.h"
-
-void dpotrf_(const char *uplo, const int *n, double *a, const int *lda, int *info);
-void dtrsm_(const char *side, const char *uplo, const char *transa, const char *diag,
-            const int *m, const int *n, const double *alpha, const double *a, const int *lda,
-            double *b, const int *ldb);
-void dsyrk_(const char *uplo, const char *trans, const int *n, const int *k, const double *alpha,
-            const double *a, const int *lda, const double *beta, double *c, const int *ldc);
-void dgemm_(const char *transa, const char *transb, const int *m, const int *n, const int *k,
-            const double *alpha, const double *a, const int *lda, const double *b,
-            const int *ldb, const double *beta, double *c, const int *ldc);
+#include "cholesky_common.h"
 
 enum { NA, MP, OS, NMODES };
 static const char *const mode_names[NMODES] = { "na", "mp", "os" };
@@ -46,11 +38,6 @@ static char *have;
 static MPI_Request notify_req, *sends;
 static int nsends;
 
-static int tile_index(int i, int j)
-{
-    return i * (i + 1) / 2 + j;
-}
-
 static double *tile(int t)
 {
     return tiles + (size_t) t * b * b;
@@ -61,35 +48,12 @@ static int owner_of_column(int j)
     return j % np;
 }
 
-/* deterministic symmetric positive definite matrix, generated per element */
-static double a_elem(int gi, int gj, int n)
-{
-    if (gi < gj) {
-        int x = gi;
-        gi = gj;
-        gj = x;
-    }
-    unsigned h = (unsigned) gi * 2654435761u ^ (unsigned) gj * 40503u;
-    h ^= h >> 13;
-    h *= 0x5bd1e995u;
-    h ^= h >> 15;
-    return (h % 1000) / 1000.0 + (gi == gj ? n : 0.0);
-}
-
-static void fill_tile(int i, int j)
-{
-    double *T = tile(tile_index(i, j));
-    for (int c = 0; c < b; c++)
-        for (int r = 0; r < b; r++)
-            T[r + c * b] = a_elem(i * b + r, j * b + c, nt * b);
-}
-
 /* send tile t to my children in the binary tree rooted at its producer */
 static void forward(int t, int root)
 {
-    int rel = (rank - root + np) % np;
-    for (int c = 2 * rel + 1; c <= 2 * rel + 2 && c < np; c++) {
-        int dst = (c + root) % np;
+    int ch[2], nc = ch_tree_children(rank, np, root, ch);
+    for (int c = 0; c < nc; c++) {
+        int dst = ch[c];
         switch (mode) {
             case NA:
                 MPI_Put_notify(tile(t), b * b, MPI_DOUBLE, dst, (MPI_Aint) t * b * b, b * b,
@@ -111,15 +75,6 @@ static void forward(int t, int root)
                 }
         }
     }
-}
-
-/* tile index -> column, for the root of its broadcast tree */
-static int column_of(int t)
-{
-    int i = 0;
-    while (tile_index(i + 1, 0) <= t)
-        i++;
-    return t - tile_index(i, 0);
 }
 
 static void receive_one(void)
@@ -157,7 +112,7 @@ static void receive_one(void)
             }
     }
     have[t] = 1;
-    forward(t, owner_of_column(column_of(t)));
+    forward(t, owner_of_column(ch_column_of(t)));
 }
 
 static void need(int t)
@@ -179,10 +134,11 @@ static void factorize(void)
     for (int j = 0; j < nt; j++) {
         if (owner_of_column(j) != rank)
             continue;
-        int jj = tile_index(j, j);
+        int jj = ch_tile_index(j, j);
         for (int k = 0; k < j; k++) {
-            need(tile_index(j, k));
-            dsyrk_("L", "N", &b, &b, &minus_one, tile(tile_index(j, k)), &b, &one, tile(jj), &b);
+            need(ch_tile_index(j, k));
+            dsyrk_("L", "N", &b, &b, &minus_one, tile(ch_tile_index(j, k)), &b, &one, tile(jj),
+                   &b);
         }
         dpotrf_("L", &b, tile(jj), &b, &info);
         if (info != 0) {
@@ -191,11 +147,11 @@ static void factorize(void)
         }
         publish(jj);
         for (int i = j + 1; i < nt; i++) {
-            int ij = tile_index(i, j);
+            int ij = ch_tile_index(i, j);
             for (int k = 0; k < j; k++) {
-                need(tile_index(i, k));
-                dgemm_("N", "T", &b, &b, &b, &minus_one, tile(tile_index(i, k)), &b,
-                       tile(tile_index(j, k)), &b, &one, tile(ij), &b);
+                need(ch_tile_index(i, k));
+                dgemm_("N", "T", &b, &b, &b, &minus_one, tile(ch_tile_index(i, k)), &b,
+                       tile(ch_tile_index(j, k)), &b, &one, tile(ij), &b);
             }
             dtrsm_("R", "L", "T", "N", &b, &b, &one, tile(jj), &b, tile(ij), &b);
             publish(ij);
@@ -204,32 +160,6 @@ static void factorize(void)
     /* everything produced elsewhere passes through here too (tree forwarding) */
     for (int t = 0; t < ntiles; t++)
         need(t);
-}
-
-static double residual(void)
-{
-    int n = nt * b;
-    double *L = calloc((size_t) n * n, sizeof(double)), *C = malloc((size_t) n * n * sizeof(double));
-    double num = 0, den = 0, one = 1.0, minus_one = -1.0;
-    for (int i = 0; i < nt; i++)
-        for (int j = 0; j <= i; j++)
-            for (int c = 0; c < b; c++)
-                for (int r = 0; r < b; r++)
-                    if (i * b + r >= j * b + c)
-                        L[(size_t) (j * b + c) * n + i * b + r] = tile(tile_index(i, j))[r + c * b];
-    for (int c = 0; c < n; c++)
-        for (int r = 0; r < n; r++)
-            C[(size_t) c * n + r] = a_elem(r, c, n);
-    dsyrk_("L", "N", &n, &n, &minus_one, L, &n, &one, C, &n);
-    for (int c = 0; c < n; c++)
-        for (int r = c; r < n; r++) {
-            double w = (r == c) ? 1.0 : 2.0, a = a_elem(r, c, n);
-            num += w * C[(size_t) c * n + r] * C[(size_t) c * n + r];
-            den += w * a * a;
-        }
-    free(L);
-    free(C);
-    return sqrt(num / den);
 }
 
 /* one factorisation in the current mode from a fresh A; returns the slowest
@@ -241,7 +171,7 @@ static double run_once(double *res)
     for (int i = 0; i < nt; i++)
         for (int j = 0; j <= i; j++)
             if (owner_of_column(j) == rank)
-                fill_tile(i, j);
+                ch_fill_tile(tile(ch_tile_index(i, j)), i, j, b, nt);
     for (int k = 0; k <= ntiles; k++)
         ring[k] = k ? -1 : 0;
     ring_head = 0;
@@ -259,7 +189,7 @@ static double run_once(double *res)
     MPI_Win_unlock_all(win);
     MPI_Barrier(MPI_COMM_WORLD);
     MPI_Allreduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-    *res = rank == 0 ? residual() : 0;
+    *res = rank == 0 ? ch_residual("cholesky", tiles, nt, b) : 0;
     MPI_Barrier(MPI_COMM_WORLD);
     return tmax;
 }
@@ -282,25 +212,13 @@ int main(int argc, char **argv)
                      &rank, &np);
     if (!rc)
         rc = bu_parse_modes(modes, mode_names, NMODES, use);
-    /* tile indices, below nt (nt + 1) / 2, are message and notification tags;
-     * b * b is an int count */
-    int *tag_ub, flag, max_tag = MPI_NOTIFY_TAG_UB, max_nt = 1;
-    MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &tag_ub, &flag);
-    if (flag && *tag_ub < max_tag)
-        max_tag = *tag_ub;
-    while ((long) (max_nt + 1) * (max_nt + 2) / 2 - 1 <= max_tag)
-        max_nt++;
-    if (!rc && (nt < 1 || nt > max_nt || b < 1 || b > 46340 || reps < 1)) {
-        if (rank == 0)
-            fprintf(stderr, "cholesky: need 1 <= TILES <= %d, 1 <= TILE_SIZE <= 46340, "
-                    "reps >= 1\n", max_nt);
-        rc = 1;
-    }
+    if (!rc)
+        rc = ch_check_size("cholesky", nt, b, reps);
     if (rc) {
         MPI_Finalize();
         return rc > 0;
     }
-    ntiles = tile_index(nt, 0);
+    ntiles = ch_tile_index(nt, 0);
     MPI_Win_allocate((MPI_Aint) ntiles * b * b * sizeof(double), sizeof(double), MPI_INFO_NULL,
                      MPI_COMM_WORLD, &tiles, &win);
     MPI_Win_allocate((MPI_Aint) (ntiles + 1) * sizeof(int), sizeof(int), MPI_INFO_NULL,
@@ -324,9 +242,7 @@ int main(int argc, char **argv)
                 continue;
             double res;
             times[mode * reps + r] = run_once(&res);
-            /* keep a NaN: it must fail the run */
-            if (!isnan(worst[mode]) && (isnan(res) || res > worst[mode]))
-                worst[mode] = res;
+            ch_keep_worst(&worst[mode], res);
         }
     }
     int failed = 0;
@@ -335,9 +251,7 @@ int main(int argc, char **argv)
         for (int m = 0; m < NMODES; m++) {
             if (!use[m])
                 continue;
-            bu_sort(times + m * reps, reps);
-            /* the lower middle value: of an even number of reps, the faster */
-            med[m] = times[m * reps + (reps - 1) / 2];
+            med[m] = bu_lower_median(times + m * reps, reps);
         }
         for (int m = 0; m < NMODES; m++) {
             if (!use[m])

@@ -29,7 +29,9 @@
  *
  * Every run is verified at rank 0: ||A - L L^T||_F / ||A||_F < 1e-10, or the
  * program fails (exit 1).  Tiles a rank does not own are set to NaN before
- * each run, so a tile used before it arrived spoils the residual.
+ * each run, so a tile used before it arrived spoils the residual.  The
+ * matrix, the tile layout, the tree and the check are those of
+ * bench/cholesky.c (bench/cholesky_common.h).
  *
  *   cholesky_tasks [-nt TILES] [-b TILE_SIZE] [-reps R] [-modes na,sr,fj] [-csv FILE]
  *
@@ -67,23 +69,14 @@
  */
 #include <mpi.h>
 #include <omp.h>
-#include <math.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "bench_util.h"
+#include "cholesky_common.h"
+#include "task_util.h"
 #include "na_tasks.h"
-
-void dpotrf_(const char *uplo, const int *n, double *a, const int *lda, int *info);
-void dtrsm_(const char *side, const char *uplo, const char *transa, const char *diag,
-            const int *m, const int *n, const double *alpha, const double *a, const int *lda,
-            double *b, const int *ldb);
-void dsyrk_(const char *uplo, const char *trans, const int *n, const int *k, const double *alpha,
-            const double *a, const int *lda, const double *beta, double *c, const int *ldc);
-void dgemm_(const char *transa, const char *transb, const int *m, const int *n, const int *k,
-            const double *alpha, const double *a, const int *lda, const double *b,
-            const int *ldb, const double *beta, double *c, const int *ldc);
 
 enum { NA, SR, FJ, NMODES };
 static const char *const mode_names[NMODES] = { "na", "sr", "fj" };
@@ -98,9 +91,7 @@ static int *upd;                /* fj: my trailing tiles at one step, as pairs *
 static char *dep;               /* dependence token per tile */
 static MPI_Status *send_status; /* [2 * tile]: statuses of a send task's requests */
 
-/* kernel time per thread, a cache line apart */
-#define KSTRIDE 8
-static double *ktime;
+static double *ktime;            /* kernel time per thread (task_util.h) */
 static int max_threads, team_threads;
 
 /* the bound on live tasks (see the top) */
@@ -110,11 +101,6 @@ static int batches;
 
 static const double one = 1.0, minus_one = -1.0;
 
-static int tile_index(int i, int j)
-{
-    return i * (i + 1) / 2 + j;
-}
-
 static double *tile(int t)
 {
     return tiles + (size_t) t * b * b;
@@ -123,53 +109,6 @@ static double *tile(int t)
 static int owner_of_column(int j)
 {
     return j % np;
-}
-
-/* tile index -> column, for the root of its broadcast tree */
-static int column_of(int t)
-{
-    int i = 0;
-    while (tile_index(i + 1, 0) <= t)
-        i++;
-    return t - tile_index(i, 0);
-}
-
-/* binary tree rooted at root: my parent, and my children in ch[] */
-static int tree_parent(int root)
-{
-    int rel = (rank - root + np) % np;
-    return rel == 0 ? MPI_PROC_NULL : ((rel - 1) / 2 + root) % np;
-}
-
-static int tree_children(int root, int ch[2])
-{
-    int rel = (rank - root + np) % np, n = 0;
-    for (int c = 2 * rel + 1; c <= 2 * rel + 2 && c < np; c++)
-        ch[n++] = (c + root) % np;
-    return n;
-}
-
-/* deterministic symmetric positive definite matrix, generated per element */
-static double a_elem(int gi, int gj, int n)
-{
-    if (gi < gj) {
-        int x = gi;
-        gi = gj;
-        gj = x;
-    }
-    unsigned h = (unsigned) gi * 2654435761u ^ (unsigned) gj * 40503u;
-    h ^= h >> 13;
-    h *= 0x5bd1e995u;
-    h ^= h >> 15;
-    return (h % 1000) / 1000.0 + (gi == gj ? n : 0.0);
-}
-
-static void fill_tile(int i, int j)
-{
-    double *T = tile(tile_index(i, j));
-    for (int c = 0; c < b; c++)
-        for (int r = 0; r < b; r++)
-            T[r + c * b] = a_elem(i * b + r, j * b + c, nt * b);
 }
 
 static void check(int err, const char *what)
@@ -182,17 +121,12 @@ static void check(int err, const char *what)
 
 /* ------------------------------------------------------------ kernels */
 
-static void kernel_time(double t0)
-{
-    ktime[omp_get_thread_num() * KSTRIDE] += omp_get_wtime() - t0;
-}
-
 static void k_potrf(int k)
 {
     double t0 = omp_get_wtime();
     int info;
-    dpotrf_("L", &b, tile(tile_index(k, k)), &b, &info);
-    kernel_time(t0);
+    dpotrf_("L", &b, tile(ch_tile_index(k, k)), &b, &info);
+    tu_busy_add(ktime, t0);
     if (info != 0) {
         fprintf(stderr, "dpotrf failed on tile %d: info %d\n", k, info);
         MPI_Abort(MPI_COMM_WORLD, 1);
@@ -202,25 +136,25 @@ static void k_potrf(int k)
 static void k_trsm(int i, int k)
 {
     double t0 = omp_get_wtime();
-    dtrsm_("R", "L", "T", "N", &b, &b, &one, tile(tile_index(k, k)), &b,
-           tile(tile_index(i, k)), &b);
-    kernel_time(t0);
+    dtrsm_("R", "L", "T", "N", &b, &b, &one, tile(ch_tile_index(k, k)), &b,
+           tile(ch_tile_index(i, k)), &b);
+    tu_busy_add(ktime, t0);
 }
 
 static void k_syrk(int j, int k)
 {
     double t0 = omp_get_wtime();
-    dsyrk_("L", "N", &b, &b, &minus_one, tile(tile_index(j, k)), &b, &one,
-           tile(tile_index(j, j)), &b);
-    kernel_time(t0);
+    dsyrk_("L", "N", &b, &b, &minus_one, tile(ch_tile_index(j, k)), &b, &one,
+           tile(ch_tile_index(j, j)), &b);
+    tu_busy_add(ktime, t0);
 }
 
 static void k_gemm(int i, int j, int k)
 {
     double t0 = omp_get_wtime();
-    dgemm_("N", "T", &b, &b, &b, &minus_one, tile(tile_index(i, k)), &b,
-           tile(tile_index(j, k)), &b, &one, tile(tile_index(i, j)), &b);
-    kernel_time(t0);
+    dgemm_("N", "T", &b, &b, &b, &minus_one, tile(ch_tile_index(i, k)), &b,
+           tile(ch_tile_index(j, k)), &b, &one, tile(ch_tile_index(i, j)), &b);
+    tu_busy_add(ktime, t0);
 }
 
 /* ------------------------------------------------------------ na, sr: tasks */
@@ -248,7 +182,7 @@ static void plan_panel_tile(int i, int k)
     int root = owner_of_column(k), ch[2];
     if (root != rank)
         plan_add(T_RECV, i, k, k);
-    if (tree_children(root, ch) > 0)
+    if (ch_tree_children(rank, np, root, ch) > 0)
         plan_add(T_SEND, i, k, k);
 }
 
@@ -304,7 +238,7 @@ static void receive_task(int t, int parent)
 /* detached: send the finished tile t to my children in its tree */
 static void send_task(int t, int root)
 {
-    int ch[2], nc = tree_children(root, ch);
+    int ch[2], nc = ch_tree_children(rank, np, root, ch);
     omp_event_handle_t ev;
 #pragma omp task depend(in: dep[t]) detach(ev) firstprivate(ch, nc)
     {
@@ -327,7 +261,7 @@ static void send_task(int t, int root)
 static void spawn(const tdesc_t * d)
 {
     int i = d->i, j = d->j, k = d->k;
-    int ik = tile_index(i, k), jk = tile_index(j, k), ij = tile_index(i, j);
+    int ik = ch_tile_index(i, k), jk = ch_tile_index(j, k), ij = ch_tile_index(i, j);
     created++;
     switch (d->kind) {
         case T_POTRF:
@@ -338,7 +272,7 @@ static void spawn(const tdesc_t * d)
             }
             break;
         case T_TRSM:{
-                int kk = tile_index(k, k);
+                int kk = ch_tile_index(k, k);
 #pragma omp task depend(in: dep[kk]) depend(inout: dep[ik])
                 {
                     k_trsm(i, k);
@@ -361,7 +295,7 @@ static void spawn(const tdesc_t * d)
             }
             break;
         case T_RECV:
-            receive_task(ik, tree_parent(owner_of_column(k)));
+            receive_task(ik, ch_tree_parent(rank, np, owner_of_column(k)));
             break;
         case T_SEND:
             send_task(ik, owner_of_column(k));
@@ -436,36 +370,6 @@ static void factorize_fj(void)
 
 /* ------------------------------------------------------------ check, run */
 
-static double residual(void)
-{
-    int n = nt * b;
-    double *L = calloc((size_t) n * n, sizeof(double)), *C = malloc((size_t) n * n * sizeof(double));
-    double num = 0, den = 0;
-    if (!L || !C) {
-        fprintf(stderr, "cholesky_tasks: no memory for the check (n = %d)\n", n);
-        MPI_Abort(MPI_COMM_WORLD, 1);
-    }
-    for (int i = 0; i < nt; i++)
-        for (int j = 0; j <= i; j++)
-            for (int c = 0; c < b; c++)
-                for (int r = 0; r < b; r++)
-                    if (i * b + r >= j * b + c)
-                        L[(size_t) (j * b + c) * n + i * b + r] = tile(tile_index(i, j))[r + c * b];
-    for (int c = 0; c < n; c++)
-        for (int r = 0; r < n; r++)
-            C[(size_t) c * n + r] = a_elem(r, c, n);
-    dsyrk_("L", "N", &n, &n, &minus_one, L, &n, &one, C, &n);
-    for (int c = 0; c < n; c++)
-        for (int r = c; r < n; r++) {
-            double w = (r == c) ? 1.0 : 2.0, a = a_elem(r, c, n);
-            num += w * C[(size_t) c * n + r] * C[(size_t) c * n + r];
-            den += w * a * a;
-        }
-    free(L);
-    free(C);
-    return sqrt(num / den);
-}
-
 /* one factorisation in the current mode from a fresh A; returns the slowest
  * rank's time, the blocked share in *blocked and at rank 0 the residual in *res */
 static double run_once(double *res, double *blocked)
@@ -474,12 +378,11 @@ static double run_once(double *res, double *blocked)
     for (int i = 0; i < nt; i++)
         for (int j = 0; j <= i; j++) {
             if (owner_of_column(j) == rank)
-                fill_tile(i, j);
+                ch_fill_tile(tile(ch_tile_index(i, j)), i, j, b, nt);
             else
-                memset(tile(tile_index(i, j)), 0xff, (size_t) b * b * sizeof(double));  /* NaN */
+                memset(tile(ch_tile_index(i, j)), 0xff, (size_t) b * b * sizeof(double));  /* NaN */
         }
-    for (int t = 0; t < max_threads; t++)
-        ktime[t * KSTRIDE] = 0;
+    tu_busy_reset(ktime, max_threads);
     batches = 0;
     MPI_Win_sync(win);
     MPI_Barrier(MPI_COMM_WORLD);
@@ -490,26 +393,20 @@ static double run_once(double *res, double *blocked)
         factorize_tasks();
     if (mode == NA)
         MPI_Win_flush_all(win);
-    double t = MPI_Wtime() - t0, tmax, ksum = 0, kin[2], kout[2];
+    double t = MPI_Wtime() - t0, tmax, ksum = tu_busy_sum(ktime, max_threads);
     MPI_Win_sync(win);
-    for (int th = 0; th < max_threads; th++)
-        ksum += ktime[th * KSTRIDE];
-    kin[0] = ksum;
-    kin[1] = team_threads;
-    MPI_Allreduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-    MPI_Allreduce(kin, kout, 2, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
-    *blocked = 1.0 - kout[0] / (kout[1] * tmax);
+    *blocked = tu_blocked(t, ksum, team_threads, &tmax);
     if (getenv("CHOLESKY_TASKS_VERBOSE"))
         printf("rank %d %s: %.4f s, kernels %.4f s, %d task batches\n", rank,
                mode_names[mode], t, ksum, batches);
-    *res = rank == 0 ? residual() : 0;
+    *res = rank == 0 ? ch_residual("cholesky_tasks", tiles, nt, b) : 0;
     MPI_Barrier(MPI_COMM_WORLD);
     return tmax;
 }
 
 int main(int argc, char **argv)
 {
-    int use[NMODES], reps = 3, provided, rc = 0;
+    int use[NMODES], reps = 3, provided;
     const char *csv = NULL, *modes = NULL;
     const char *usage = "cholesky_tasks [-nt TILES] [-b TILE_SIZE] [-reps R] [-modes na,sr,fj] "
         "[-csv FILE]";
@@ -522,14 +419,9 @@ int main(int argc, char **argv)
         {"-modes", BU_STRING, &modes, "comma-separated subset of na,sr,fj (all)"},
         {"-csv", BU_STRING, &csv, "also write the results to this CSV file"},
     };
-    /* as bu_init, but the tasks call MPI from several threads */
-    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &np);
-    if (!bu_same_args(argc, argv, MPI_COMM_WORLD))
-        rc = 1;
-    if (!rc)
-        rc = bu_parse(argc, argv, opts, BU_NELEMS(opts), usage);
+    /* the tasks call MPI from several threads */
+    int rc = bu_init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided, opts,
+                            BU_NELEMS(opts), usage, &rank, &np);
     if (!rc)
         rc = bu_parse_modes(modes, mode_names, NMODES, use);
     if (!rc && provided != MPI_THREAD_MULTIPLE) {
@@ -537,26 +429,14 @@ int main(int argc, char **argv)
             fprintf(stderr, "cholesky_tasks: MPI_THREAD_MULTIPLE not provided (%d)\n", provided);
         rc = 1;
     }
-    /* tile indices, below nt (nt + 1) / 2, are message and notification tags;
-     * b * b is an int count */
-    int *tag_ub, flag, max_tag = MPI_NOTIFY_TAG_UB, max_nt = 1;
-    MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &tag_ub, &flag);
-    if (flag && *tag_ub < max_tag)
-        max_tag = *tag_ub;
-    while ((long) (max_nt + 1) * (max_nt + 2) / 2 - 1 <= max_tag)
-        max_nt++;
-    if (!rc && (nt < 1 || nt > max_nt || b < 1 || b > 46340 || reps < 1)) {
-        if (rank == 0)
-            fprintf(stderr, "cholesky_tasks: need 1 <= TILES <= %d, 1 <= TILE_SIZE <= 46340, "
-                    "reps >= 1\n", max_nt);
-        rc = 1;
-    }
+    if (!rc)
+        rc = ch_check_size("cholesky_tasks", nt, b, reps);
     if (rc) {
         MPI_Finalize();
         return rc > 0;
     }
     max_threads = omp_get_max_threads();
-    ntiles = tile_index(nt, 0);
+    ntiles = ch_tile_index(nt, 0);
     MPI_Win_allocate((MPI_Aint) ntiles * b * b * sizeof(double), sizeof(double), MPI_INFO_NULL,
                      MPI_COMM_WORLD, &tiles, &win);
     MPI_Comm_dup(MPI_COMM_WORLD, &comm);
@@ -565,15 +445,15 @@ int main(int argc, char **argv)
     nreq = malloc((size_t) ntiles * sizeof(MPI_Request));
     for (int t = 0; t < ntiles; t++) {
         nreq[t] = MPI_REQUEST_NULL;
-        int root = owner_of_column(column_of(t));
+        int root = owner_of_column(ch_column_of(t));
         if (use[NA] && root != rank)
-            MPI_Notify_init(win, tree_parent(root), t, 1, &nreq[t]);
+            MPI_Notify_init(win, ch_tree_parent(rank, np, root), t, 1, &nreq[t]);
     }
     panel_type = malloc((size_t) nt * sizeof(MPI_Datatype));
     MPI_Aint *displs = malloc((size_t) nt * sizeof(MPI_Aint));
     for (int k = 0; k < nt; k++) {
         for (int i = k; i < nt; i++)
-            displs[i - k] = (MPI_Aint) tile_index(i, k) * b * b * sizeof(double);
+            displs[i - k] = (MPI_Aint) ch_tile_index(i, k) * b * b * sizeof(double);
         MPI_Type_create_hindexed_block(nt - k, b * b, displs, MPI_DOUBLE, &panel_type[k]);
         MPI_Type_commit(&panel_type[k]);
     }
@@ -584,7 +464,7 @@ int main(int argc, char **argv)
     make_plan();
     dep = malloc(ntiles);
     send_status = malloc((size_t) 2 * ntiles * sizeof(MPI_Status));
-    ktime = calloc((size_t) max_threads * KSTRIDE, sizeof(double));
+    ktime = tu_busy_alloc(max_threads);
     double n = (double) nt * b, flops = n * n * n / 3.0;
     double *times = malloc((size_t) NMODES * reps * sizeof(double));
     double *blocks = malloc((size_t) NMODES * reps * sizeof(double)), worst[NMODES] = { 0 };
@@ -604,9 +484,7 @@ int main(int argc, char **argv)
                 continue;
             double res;
             times[mode * reps + r] = run_once(&res, &blocks[mode * reps + r]);
-            /* keep a NaN: it must fail the run */
-            if (!isnan(worst[mode]) && (isnan(res) || res > worst[mode]))
-                worst[mode] = res;
+            ch_keep_worst(&worst[mode], res);
         }
     }
     int failed = 0;
@@ -615,11 +493,9 @@ int main(int argc, char **argv)
         for (int m = 0; m < NMODES; m++) {
             if (!use[m])
                 continue;
-            bu_sort(times + m * reps, reps);
-            bu_sort(blocks + m * reps, reps);
-            /* the lower middle value: of an even number of reps, the faster */
-            med[m] = times[m * reps + (reps - 1) / 2];
-            medb[m] = blocks[m * reps + (reps - 1) / 2];
+            /* each the lower middle value: of an even number of reps, the faster */
+            med[m] = bu_lower_median(times + m * reps, reps);
+            medb[m] = bu_lower_median(blocks + m * reps, reps);
         }
         for (int m = 0; m < NMODES; m++) {
             if (!use[m])

@@ -70,11 +70,11 @@
 #include <string.h>
 #include <na_tasks.h>
 #include "bench_util.h"
+#include "task_util.h"
 
 enum { NA, SR, FJ, NMODES };
 static const char *const mode_names[NMODES] = { "na", "sr", "fj" };
 
-#define PAD 8                   /* doubles between two threads' busy counters */
 #define DRAIN_SWEEPS 32         /* task modes: a taskwait every so many sweeps */
 
 static int rank, np, n, bs, sweeps, nthreads;
@@ -87,7 +87,7 @@ static MPI_Request *nreq_up, *nreq_low; /* na: per block column, from up / down 
 static MPI_Status *st_up, *st_low;
 /* dependence tokens */
 static char *dep_blk, *dep_hup, *dep_hlow, dep_none[2];
-static double *busy;            /* [nthreads * PAD] seconds in the kernel */
+static double *busy;            /* seconds in the kernel per thread (task_util.h) */
 static int bad_status;
 
 #define U(i, j) u[(size_t) (i) * ld + (j)]
@@ -114,11 +114,7 @@ static double init_value(int gi, int gj)
         return 1.0;
     if (gi == n + 1 || gj == 0 || gj == n + 1)
         return 0.0;
-    uint32_t h = (uint32_t) gi * 2654435761u ^ (uint32_t) gj * 40503u;
-    h ^= h >> 13;
-    h *= 0x5bd1e995u;
-    h ^= h >> 15;
-    return (h % 1000) / 1000.0;
+    return (bu_hash2((uint32_t) gi, (uint32_t) gj) % 1000) / 1000.0;
 }
 
 /* rows i0..i1 x columns j0..j1 (inclusive) in place, row by row: the one
@@ -145,7 +141,7 @@ static void kernel(int bi, int bj)
     block_cols(bj, &j0, &w);
     double t0 = omp_get_wtime();
     gs_rect(u, ld, i0, i1, j0, j0 + w - 1);
-    busy[omp_get_thread_num() * PAD] += omp_get_wtime() - t0;
+    tu_busy_add(busy, t0);
 }
 
 /* ------------------------------------------------------------ task modes */
@@ -217,21 +213,6 @@ static void check_status(int bi, int bj, int t)
     if (bad) {
 #pragma omp atomic
         bad_status++;
-    }
-}
-
-static void create_tasks(int mode);
-
-static void run_tasks(int mode)
-{
-#pragma omp parallel
-#pragma omp single
-    {
-        create_tasks(mode);
-        /* not left to the region's barrier: libgomp (GCC 12) does not end
-         * the barrier when the last task is a detached one fulfilled by
-         * another thread (the progress thread); a taskwait is woken */
-#pragma omp taskwait
     }
 }
 
@@ -322,8 +303,7 @@ static void init_band(void)
 static double run_once(int mode, const double *ref, double *blocked, long *wrong)
 {
     init_band();
-    for (int k = 0; k < nthreads; k++)
-        busy[k * PAD] = 0;
+    tu_busy_reset(busy, nthreads);
     bad_status = 0;
     if (mode == NA)
         MPI_Win_lock_all(0, win);
@@ -332,22 +312,17 @@ static double run_once(int mode, const double *ref, double *blocked, long *wrong
     if (mode == FJ)
         run_fj();
     else
-        run_tasks(mode);
-    double t = MPI_Wtime() - t0;
+        tu_run_tasks(create_tasks, mode);
+    double t = MPI_Wtime() - t0, tmax;
     if (mode == NA)
         MPI_Win_unlock_all(win);
-    double v[2] = { t, 0 }, r[2], b = 0;
-    for (int k = 0; k < nthreads; k++)
-        b += busy[k * PAD];
-    MPI_Allreduce(&v[0], &r[0], 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-    MPI_Allreduce(&b, &r[1], 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
-    *blocked = 1.0 - r[1] / ((double) np * nthreads * r[0]);
+    *blocked = tu_blocked(t, tu_busy_sum(busy, nthreads), nthreads, &tmax);
     long diff = bad_status;
     for (int i = 1; i <= nloc; i++)
         for (size_t j = 0; j < ld; j++)
             diff += memcmp(&U(i, j), &ref[(size_t) (i - 1) * ld + j], sizeof(double)) != 0;
     MPI_Allreduce(&diff, wrong, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
-    return r[0];
+    return tmax;
 }
 
 /* the whole grid swept sequentially on rank 0, scattered by bands into ref */
@@ -407,18 +382,12 @@ int main(int argc, char **argv)
     };
     const char *usage = "gauss_seidel [-n N] [-bs BS] [-t SWEEPS] [-reps R] [-modes na,sr,fj] "
         "[-csv FILE]";
-    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &np);
-    int rc = !bu_same_args(argc, argv, MPI_COMM_WORLD) ? 1 :
-        bu_parse(argc, argv, opts, BU_NELEMS(opts), usage);
+    int rc = bu_init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided, opts,
+                            BU_NELEMS(opts), usage, &rank, &np);
     if (!rc)
         rc = bu_parse_modes(modes, mode_names, NMODES, use);
     /* block columns are tags (notification and message) */
-    int *tag_ub, flag, max_tag = MPI_NOTIFY_TAG_UB;
-    MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &tag_ub, &flag);
-    if (flag && *tag_ub < max_tag)
-        max_tag = *tag_ub;
+    int max_tag = bu_max_tag();
     if (!rc && (n < np || n > 46000 || bs < 1 || (n + bs - 1) / bs - 1 > max_tag || sweeps < 1
                 || reps < 1)) {
         if (rank == 0)
@@ -426,11 +395,8 @@ int main(int argc, char **argv)
                     "block columns, SWEEPS >= 1, reps >= 1\n", max_tag + 1);
         rc = 1;
     }
-    if (!rc && provided < MPI_THREAD_MULTIPLE && (use[NA] || use[SR])) {
-        if (rank == 0)
-            fprintf(stderr, "gauss_seidel: the task modes need MPI_THREAD_MULTIPLE\n");
-        rc = 1;
-    }
+    if (!rc)
+        rc = tu_check_thread_level("gauss_seidel", provided, use[NA] || use[SR]);
     nthreads = omp_get_max_threads();
     row0 = band_start(rank);
     nloc = band_start(rank + 1) - row0;
@@ -473,7 +439,7 @@ int main(int argc, char **argv)
     dep_blk = calloc((size_t) nbr * nbc, 1);
     dep_hup = calloc(nbc, 1);
     dep_hlow = calloc(nbc, 1);
-    busy = calloc((size_t) nthreads * PAD, sizeof(double));
+    busy = tu_busy_alloc(nthreads);
     double *ref = malloc((size_t) nloc * ld * sizeof(double));
     reference(ref);
 
@@ -508,16 +474,7 @@ int main(int argc, char **argv)
         if (!use[m])
             continue;
         /* the rep of the median time (lower middle), with its blocked share */
-        int med = 0;
-        for (int a = 0; a < reps; a++) {
-            int below = 0, same = 0;
-            for (int b = 0; b < reps; b++) {
-                below += times[m * reps + b] < times[m * reps + a];
-                same += times[m * reps + b] == times[m * reps + a] && b < a;
-            }
-            if (below + same == (reps - 1) / 2)
-                med = a;
-        }
+        int med = bu_median_rep(times + m * reps, reps);
         double t = times[m * reps + med], bl = blk[m * reps + med];
         failed |= wrong[m] != 0;
         if (rank == 0) {

@@ -60,11 +60,11 @@
 #include <string.h>
 #include <na_tasks.h>
 #include "bench_util.h"
+#include "task_util.h"
 
 enum { NA, SR, FJ, NMODES };
 static const char *const mode_names[NMODES] = { "na", "sr", "fj" };
 
-#define PAD 8                   /* doubles between two threads' busy counters */
 #define DRAIN_BLOCKS 1024       /* task modes: a taskwait every so many blocks */
 
 static int rank, np, nblocks, bs, work, slots, nthreads, prev, next, last;
@@ -76,17 +76,13 @@ static MPI_Comm comm;
 static MPI_Request *dreq, *creq;        /* na: data per slot from prev, credits from next */
 static MPI_Status *dst, *cst;
 static char *dep_in, *dep_out, *dep_cred;       /* dependence tokens */
-static double *busy;
+static double *busy;            /* seconds in the kernel per thread (task_util.h) */
 static int bad_status;
 static double zero_origin;      /* origin of the zero-size credits */
 
 static double init_value(int k, int j)
 {
-    uint32_t h = (uint32_t) k * 2654435761u ^ (uint32_t) j * 40503u;
-    h ^= h >> 13;
-    h *= 0x5bd1e995u;
-    h ^= h >> 15;
-    return 0.05 + 0.9 * (h % 100000) / 100000.0;
+    return 0.05 + 0.9 * (bu_hash2((uint32_t) k, (uint32_t) j) % 100000) / 100000.0;
 }
 
 /* the work of stage s on one element */
@@ -114,7 +110,7 @@ static void process(int k, int s)
     }
     if (last)
         chk[k] = sum;
-    busy[omp_get_thread_num() * PAD] += omp_get_wtime() - t0;
+    tu_busy_add(busy, t0);
 }
 
 /* ------------------------------------------------------------ task modes */
@@ -201,19 +197,6 @@ static void create_tasks(int mode)
     }
 }
 
-static void run_tasks(int mode)
-{
-#pragma omp parallel
-#pragma omp single
-    {
-        create_tasks(mode);
-        /* not left to the region's barrier: libgomp (GCC 12) does not end
-         * the barrier when the last task is a detached one fulfilled by
-         * another thread (the progress thread); a taskwait is woken */
-#pragma omp taskwait
-    }
-}
-
 /* ------------------------------------------------------------ fork-join */
 
 static void run_fj(void)
@@ -241,8 +224,7 @@ static void run_fj(void)
  * all ranks */
 static double run_once(int mode, double *blocked, long *wrong)
 {
-    for (int k = 0; k < nthreads; k++)
-        busy[k * PAD] = 0;
+    tu_busy_reset(busy, nthreads);
     bad_status = 0;
     if (last)
         for (int k = 0; k < nblocks; k++)
@@ -254,21 +236,17 @@ static double run_once(int mode, double *blocked, long *wrong)
     if (mode == FJ)
         run_fj();
     else
-        run_tasks(mode);
-    double t = MPI_Wtime() - t0, r[2], b = 0;
+        tu_run_tasks(create_tasks, mode);
+    double t = MPI_Wtime() - t0, tmax;
     if (mode == NA)
         MPI_Win_unlock_all(win);
-    for (int k = 0; k < nthreads; k++)
-        b += busy[k * PAD];
-    MPI_Allreduce(&t, &r[0], 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-    MPI_Allreduce(&b, &r[1], 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
-    *blocked = 1.0 - r[1] / ((double) np * nthreads * r[0]);
+    *blocked = tu_blocked(t, tu_busy_sum(busy, nthreads), nthreads, &tmax);
     long diff = bad_status;
     if (last)
         for (int k = 0; k < nblocks; k++)
             diff += memcmp(&chk[k], &expect[k], sizeof(double)) != 0;
     MPI_Allreduce(&diff, wrong, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
-    return r[0];
+    return tmax;
 }
 
 /* the last rank's checksums replayed through all stages locally */
@@ -306,19 +284,13 @@ int main(int argc, char **argv)
     };
     const char *usage = "streaming [-blocks K] [-bs DOUBLES] [-work ITERS] [-slots S] "
         "[-reps R] [-modes na,sr,fj] [-csv FILE]";
-    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &np);
-    int rc = !bu_same_args(argc, argv, MPI_COMM_WORLD) ? 1 :
-        bu_parse(argc, argv, opts, BU_NELEMS(opts), usage);
+    int rc = bu_init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided, opts,
+                            BU_NELEMS(opts), usage, &rank, &np);
     if (!rc)
         rc = bu_parse_modes(modes, mode_names, NMODES, use);
     nthreads = omp_get_max_threads();
     /* tags: data s < slots, credits slots + s */
-    int *tag_ub, flag, max_tag = MPI_NOTIFY_TAG_UB, max_slots = 32 * nthreads - 2;
-    MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &tag_ub, &flag);
-    if (flag && *tag_ub < max_tag)
-        max_tag = *tag_ub;
+    int max_tag = bu_max_tag(), max_slots = 32 * nthreads - 2;
     if (max_slots > max_tag / 2)
         max_slots = max_tag / 2;
     if (!rc && (nblocks < 1 || bs < 1 || (long) bs * max_slots > 1L << 40 || work < 0
@@ -329,11 +301,8 @@ int main(int argc, char **argv)
                     max_slots, nthreads);
         rc = 1;
     }
-    if (!rc && provided < MPI_THREAD_MULTIPLE && (use[NA] || use[SR])) {
-        if (rank == 0)
-            fprintf(stderr, "streaming: the task modes need MPI_THREAD_MULTIPLE\n");
-        rc = 1;
-    }
+    if (!rc)
+        rc = tu_check_thread_level("streaming", provided, use[NA] || use[SR]);
     if (rc) {
         MPI_Finalize();
         return rc > 0;
@@ -359,7 +328,7 @@ int main(int argc, char **argv)
     dep_in = calloc(slots, 1);
     dep_out = calloc(slots, 1);
     dep_cred = calloc(slots, 1);
-    busy = calloc((size_t) nthreads * PAD, sizeof(double));
+    busy = tu_busy_alloc(nthreads);
     if (last) {
         chk = malloc(nblocks * sizeof(double));
         expect = malloc(nblocks * sizeof(double));
@@ -394,15 +363,7 @@ int main(int argc, char **argv)
         if (!use[m])
             continue;
         /* the rep of the median time (lower middle), with its blocked share */
-        int med = 0;
-        for (int a = 0; a < reps; a++) {
-            int rank_a = 0;
-            for (int b = 0; b < reps; b++)
-                rank_a += times[m * reps + b] < times[m * reps + a]
-                    || (times[m * reps + b] == times[m * reps + a] && b < a);
-            if (rank_a == (reps - 1) / 2)
-                med = a;
-        }
+        int med = bu_median_rep(times + m * reps, reps);
         double t = times[m * reps + med], bl = blk[m * reps + med];
         failed |= wrong[m] != 0;
         if (rank == 0) {
