@@ -170,11 +170,12 @@ run_notify_suite() {
         read -r name np rest <<<"$line"
         [[ $name =~ $TESTS ]] || continue
         [ "${built[$name]}" = ok ] || continue
-        t=60 cfgs="" args="" extra_env="" path="" line_path="" logre="" devs=""
+        t=60 cfgs="" args="" extra_env="" path="" line_path="" logre="" devs="" novar=""
         while [ -n "$rest" ]; do
             case "$rest" in
                 timeout=*) t=${rest#timeout=}; t=${t%% *} ;;
                 devices=*) devs=${rest#devices=}; devs=${devs%% *} ;;
+                skip-variants=*) novar=${rest#skip-variants=}; novar=${novar%% *} ;;
                 configs=*) cfgs=${rest#configs=}; cfgs=${cfgs%% *} ;;
                 env=*) v=${rest#env=}; extra_env="$extra_env ${v%% *}" ;;
                 path=*) line_path=${rest#path=}; line_path=${line_path%% *} ;;
@@ -185,6 +186,7 @@ run_notify_suite() {
             [[ $rest == *" "* ]] && rest=${rest#* } || rest=""
         done
         if [ -n "$devs" ] && [[ ",$devs," != *",$DEVICE,"* ]]; then continue; fi
+        if [ -n "$VARIANT" ] && [[ ",$novar," == *",$VARIANT,"* ]]; then continue; fi
         t=$((t * SCALE))
         bin=$OUT/bin/${name//\//_}
         for cfg in "${cfglist[@]}"; do
