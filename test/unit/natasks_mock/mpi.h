@@ -46,6 +46,7 @@ int MPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, 
 int MPI_Test(MPI_Request * request, int *flag, MPI_Status * status);
 int MPI_Cancel(MPI_Request * request);
 int MPI_Wait(MPI_Request * request, MPI_Status * status);
+int MPI_Add_error_class(int *errorclass);
 int MPI_Add_error_code(int errorclass, int *errorcode);
 int MPI_Add_error_string(int errorcode, const char *string);
 int MPI_Comm_call_errhandler(MPI_Comm comm, int errorcode);
