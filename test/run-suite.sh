@@ -462,6 +462,22 @@ run_man_check() {
     fi
 }
 
+# Every complete program in the user guide (doc/guide.md's ```c blocks)
+# compiles with the installed mpicc and runs on 2 processes
+# (test/guide-blocks.sh); fragments are marked ```c fragment and skipped.
+run_guide_check() {
+    [[ guide_blocks =~ $TESTS ]] || return 0
+    local log=$OUT/logs/guide_blocks.log line rc=0 n=0
+    bash "$TOP/test/guide-blocks.sh" "$MPICC" "$OUT/guide" "$MPIEXEC" >"$log" 2>&1 || rc=$?
+    while read -r line; do
+        case "$line" in
+            PASS*) pass "${line#PASS }" 0; n=$((n + 1)) ;;
+            FAIL*) fail "${line#FAIL }" "" "$log"; n=$((n + 1)) ;;
+        esac
+    done <"$log"
+    if [ $rc -ne 0 ] && [ $n -eq 0 ]; then fail "guide_blocks" "test/guide-blocks.sh failed" "$log"; fi
+}
+
 # ------------------------------------------------------------------ instruction budget
 # Instructions per 8-byte message (origin + target MPI calls, callgrind,
 # bench/instr-count.sh) against test/instr-budget.txt: more than a line's
@@ -546,9 +562,9 @@ run_mpich_suite() {
 
 start_all=$(date +%s)
 case "$SUITE" in
-    all) run_unit_suite; run_build_checks; run_man_check; run_notify_suite; run_fault_suite; run_netns_suite
+    all) run_unit_suite; run_build_checks; run_man_check; run_guide_check; run_notify_suite; run_fault_suite; run_netns_suite
         run_instr_budget; run_mpich_suite ;;
-    unit) run_unit_suite; run_build_checks; run_man_check ;;
+    unit) run_unit_suite; run_build_checks; run_man_check; run_guide_check ;;
     notify) run_notify_suite; run_fault_suite ;;
     netns) run_netns_suite ;;
     mpich) run_mpich_suite ;;

@@ -6,7 +6,7 @@
  * the window's matching state (notify.c); see include/mpir_notify.h.  Here:
  * the reasons' names and texts, and two MPI_T performance variables bound
  * to a window, one value per process of the window's group:
- *   notify_path         enum notify_path: generic, ring, cq-data, refused
+ *   notify_path         enum notify_path: generic, ring, cq-data, ucx-am, refused
  *   notify_path_reason  enum notify_path_reason: see MPIR_NOTIFY_REASONS
  * Class MPI_T_PVAR_CLASS_STATE, continuous, read-only; the handle is
  * allocated with a pointer to the MPI_Win (MPI_T_pvar_handle_alloc).
