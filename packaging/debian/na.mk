@@ -1,0 +1,29 @@
+# Notified Access additions to Debian's mpich packaging.  scripts/build-deb.sh
+# copies this directory to debian/na/ and includes this file at the end of
+# debian/rules; Debian's own rules stay as they are.
+
+# mpichversion and MPI_Get_library_version name the extension.
+extra_flags += '--with-custom-version-string=Notified Access $(NA_VERSION)'
+# MPICH's dataloop datatype engine, as in this project's own build: Debian's
+# --without-yaksa still builds the embedded yaksa, whose 595 generated files
+# took 45 of the build's minutes on 2 cores (yaksa matters for GPU buffers,
+# which Debian's build does not support).
+extra_flags += --with-datatype-engine=dataloop
+
+NA_MA := $(DEB_HOST_MULTIARCH)
+NA_TMP := $(CURDIR)/debian/tmp
+
+# After "make install" into debian/tmp and before dh_install splits it:
+#  * section 3 pages of the new calls from their one source (doc/man/*.md),
+#    shipped by libmpich-dev (debian/libmpich-dev.manpages);
+#  * libnatasks (OpenMP tasks bound to requests), built against the library
+#    just installed: the .so.0 in libmpich12, the header and .so in -dev.
+execute_before_dh_install:
+	python3 debian/na/md2man.py debian/na/man debian/na/man-src/*.md
+	$(CC) $(shell dpkg-buildflags --get CFLAGS) $(shell dpkg-buildflags --get CPPFLAGS) \
+		-std=c11 -Wall -Wextra -fopenmp -fPIC -shared -Wl,-soname,libnatasks.so.0 \
+		$(shell dpkg-buildflags --get LDFLAGS) \
+		-I$(NA_TMP)/usr/include/$(NA_MA)/mpich -o $(NA_TMP)/usr/lib/$(NA_MA)/libnatasks.so.0 \
+		debian/na/natasks/na_tasks.c -L$(NA_TMP)/usr/lib/$(NA_MA) -lmpich
+	ln -sf libnatasks.so.0 $(NA_TMP)/usr/lib/$(NA_MA)/libnatasks.so
+	install -m 644 debian/na/natasks/na_tasks.h $(NA_TMP)/usr/include/$(NA_MA)/mpich/na_tasks.h
