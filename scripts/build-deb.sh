@@ -36,7 +36,9 @@ die() { echo "build-deb: error: $*" >&2; exit 1; }
 mkdir -p "$BUILD/logs" "$OUT"
 
 [ "$(id -u)" = 0 ] || die "needs root: it installs mpich's build dependencies with apt-get"
-bash "$TOP/scripts/setup-deps.sh" >/dev/null
+say "build dependencies: scripts/setup-deps.sh --deb (Debian's debian/control)"
+bash "$TOP/scripts/setup-deps.sh" --deb >"$BUILD/logs/deb-builddep.log" 2>&1 ||
+    { tail -n 30 "$BUILD/logs/deb-builddep.log" >&2; die "could not install the build dependencies"; }
 
 # ---------------------------------------------------------------- source
 if [ ! -f "$DSC" ]; then
@@ -53,10 +55,6 @@ if [ "${KEEP_TREE:-0}" != 1 ] || [ ! -d "$TREE" ]; then
     say "unpack: dpkg-source -x (applies Debian's own patches)"
     dpkg-source --require-strong-checksums -x "$DSC" "$TREE" >"$BUILD/logs/deb-unpack.log" 2>&1 ||
         { cat "$BUILD/logs/deb-unpack.log" >&2; die "dpkg-source -x failed"; }
-    # (quilt, for the next step, is one of them)
-    say "build dependencies: apt-get build-dep --arch-only (Debian's debian/control)"
-    DEBIAN_FRONTEND=noninteractive apt-get build-dep -y -qq --arch-only "$TREE" >"$BUILD/logs/deb-builddep.log" 2>&1 ||
-        { tail -n 30 "$BUILD/logs/deb-builddep.log" >&2; die "apt-get build-dep failed"; }
 
     # ------------------------------------------------------------ quilt patches
     export QUILT_PATCHES=debian/patches QUILT_REFRESH_ARGS="-p ab --no-timestamps --no-index"
@@ -108,7 +106,7 @@ cd "$TREE"
 
 # ---------------------------------------------------------------- build
 
-say "dpkg-buildpackage -B $VERSION (log: ${LOG#$TOP/}); progress:"
+say "dpkg-buildpackage -B $VERSION (log: ${LOG#"$TOP"/}); progress:"
 export DEB_BUILD_OPTIONS="nocheck parallel=$JOBS"
 # ccache, keyed relative to the tree so a rebuild from a new unpack hits
 if [ -d /usr/lib/ccache ]; then export PATH=/usr/lib/ccache:$PATH CCACHE_BASEDIR=$TREE; fi
@@ -125,5 +123,5 @@ fi
 
 rm -f "$OUT"/*.deb
 for f in "$WORK"/*_"$VERSION"_*.deb; do mv "$f" "$OUT/"; done
-say "packages in ${OUT#$TOP/}:"
+say "packages in ${OUT#"$TOP"/}:"
 (cd "$OUT" && ls -1 ./*.deb)

@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
 # Install the Debian (bookworm) packages needed to build and test Notified Access MPICH.
 # Must run as root (or through sudo); does nothing that needs the network beyond apt.
+#   --deb   also the build dependencies of Debian's mpich 4.0.2-3 source
+#           package (apt-get build-dep), for make deb (scripts/build-deb.sh)
 set -euo pipefail
+DEB=0
+[ "${1:-}" = --deb ] && DEB=1
 
 PKGS=(
   build-essential gcc g++ gfortran make autoconf automake libtool m4 pkg-config
@@ -48,5 +52,16 @@ fi
 if [ ${#missing[@]} -gt 0 ]; then
   echo "setup-deps: installing ${missing[*]}"
   apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+if [ "$DEB" = 1 ]; then
+  # Debian's debian/control for the version make deb builds: debhelper,
+  # quilt, libslurm-dev, libpmix-dev, gfortran, ... (--arch-only: mpich-doc's
+  # LaTeX is not built).
+  export DEBIAN_FRONTEND=noninteractive
+  # (the version is scripts/build-deb.sh's DEB_VERSION)
+  apt-get build-dep -y -qq --arch-only mpich=4.0.2-3 >/dev/null ||
+    { [ "${NEED_UPDATE:-0}" = 1 ] || apt-get update -qq
+      apt-get build-dep -y -qq --arch-only mpich=4.0.2-3 >/dev/null; }
+  echo "setup-deps: build dependencies of Debian's mpich 4.0.2-3 present"
 fi
 echo "setup-deps: all build dependencies present"
