@@ -1,11 +1,14 @@
 /* The notification ring (src/mpid/ch4/src/notify_ring.h) without MPI:
  * NPROD producer threads push NPER cells each through a ring of RING cells to
  * one consumer thread, which checks that every producer's cells arrive
- * complete and in order.  Built with -fsanitize=thread by test/run-suite.sh,
+ * complete and in order.  As in MPICH, one ring serves many windows: each
+ * producer spreads its cells over NWIN window ids, and the consumer checks
+ * the order per (producer, window) as MPIR_Notify_arrive's sequence numbers
+ * would, and that no cell names a window that does not exist.  Built with -fsanitize=thread by test/run-suite.sh,
  * so ThreadSanitizer checks the memory ordering of claim/publish/peek/release
  * (the MPI runs cannot: their producers are other processes).
  *
- *   ring_stress [producers] [per_producer] [ring_cells]
+ *   ring_stress [producers] [per_producer] [ring_cells] [windows]
  */
 #include "notify_ring.h"
 #include <pthread.h>
@@ -16,7 +19,7 @@
 
 static notify_ring_t *ring;
 static uint32_t size, mask;
-static int nprod, nper;
+static int nprod, nper, nwin;
 static _Atomic int full_seen;
 
 static void *producer(void *arg)
@@ -30,7 +33,8 @@ static void *producer(void *arg)
             sched_yield();      /* the MPI code drives progress here */
         }
         c->src = id;
-        c->nseq = (uint32_t) i;
+        c->win_id = (uint64_t) (i % nwin) + 1;  /* 0 is no window */
+        c->nseq = (uint32_t) (i / nwin);        /* per (producer, window) */
         c->bytes = 8;
         /* the tag: the sequence number again, to catch torn cells */
         c->tag = i;
@@ -44,15 +48,16 @@ int main(int argc, char **argv)
     nprod = argc > 1 ? atoi(argv[1]) : 8;
     nper = argc > 2 ? atoi(argv[2]) : 20000;
     size = argc > 3 ? (uint32_t) atoi(argv[3]) : 4;
+    nwin = argc > 4 ? atoi(argv[4]) : 3;
     mask = size - 1;
-    if (size < 2 || (size & mask)) {
-        fprintf(stderr, "ring size must be a power of two >= 2\n");
+    if (size < 2 || (size & mask) || nwin < 1) {
+        fprintf(stderr, "ring size must be a power of two >= 2, windows >= 1\n");
         return 2;
     }
     ring = aligned_alloc(NOTIFY_RING_LINE, notify_ring_bytes(size));
     notify_ring_init(ring, size);
     pthread_t *th = malloc(nprod * sizeof(pthread_t));
-    int *next = calloc(nprod, sizeof(int));
+    int *next = calloc((size_t) nprod * nwin, sizeof(int));    /* [producer][window] */
     for (long p = 0; p < nprod; p++)
         pthread_create(&th[p], NULL, producer, (void *) p);
 
@@ -65,20 +70,22 @@ int main(int argc, char **argv)
             continue;
         }
         int src = c->src, seq = (int) c->nseq, pay = c->tag;
+        long w = (long) c->win_id - 1;
         notify_ring_release(c, head, size);
         head++;
         got++;
-        if (src < 0 || src >= nprod || seq != next[src] || pay != seq) {
+        int *want = src >= 0 && src < nprod && w >= 0 && w < nwin ? &next[src * nwin + w] : NULL;
+        if (!want || seq != *want || pay != (int) (seq * nwin + w)) {
             if (errors++ < 5)
-                fprintf(stderr, "cell %ld: producer %d seq %d tag %d (want seq %d)\n", got,
-                        src, seq, pay, src >= 0 && src < nprod ? next[src] : -1);
+                fprintf(stderr, "cell %ld: producer %d window %ld seq %d tag %d (want seq %d)\n",
+                        got, src, w, seq, pay, want ? *want : -1);
         } else
-            next[src]++;
+            (*want)++;
     }
     for (int p = 0; p < nprod; p++)
         pthread_join(th[p], NULL);
-    printf("ring_stress: %d producers x %d cells through %u cells, ring full %d times\n", nprod,
-           nper, size, atomic_load(&full_seen));
+    printf("ring_stress: %d producers x %d cells over %d windows through %u cells, ring full %d "
+           "times\n", nprod, nper, nwin, size, atomic_load(&full_seen));
     if (errors == 0)
         printf("No Errors\n");
     else

@@ -6,9 +6,8 @@
 
 #include "mpidimpl.h"
 #include "ch4_notify_ring.h"
-#include "notify_ring.h"
 #include "notify_copy.h"
-#include "utlist.h"
+#include "mpidu_init_shm.h"
 
 /*
 === BEGIN_MPI_T_CVAR_INFO_BLOCK ===
@@ -22,134 +21,184 @@ cvars:
       verbosity   : MPI_T_VERBOSITY_USER_BASIC
       scope       : MPI_T_SCOPE_ALL_EQ
       description : >-
-        Cells (64 bytes each) in each process's notification ring of a
-        shared-memory window; rounded up to a power of two, at least 2.  A
-        full ring makes the origin drive progress and retry.
+        Cells (64 bytes each) in each process's notification ring, which
+        all its shared-memory windows share; rounded up to a power of two,
+        at least 2.  A full ring makes the origin drive progress and retry.
 
 === END_MPI_T_CVAR_INFO_BLOCK ===
 */
 
-struct MPIDI_Notify_rings {
-    MPIR_Win *win;
-    void *segment;              /* one ring per process of the node, by intra-node rank */
-    notify_ring_t *mine;
+MPIDI_Notify_ring_consumer_t MPIDI_Notify_ring;
+#define CONS MPIDI_Notify_ring    /* the consumer side, shared with the inline progress check */
+
+/* the node's segment as this process sees it */
+static struct {
+    void *segment;              /* one ring per process of the node, by local rank */
     size_t ring_bytes;
-    uint32_t size, mask;
-    uint32_t head;              /* consumer position: only the owner touches it */
-    struct MPIDI_Notify_rings *next, *prev;
-};
+    uint32_t size;
+    int *local_of;              /* [MPI_COMM_WORLD rank] its ring, -1 off the node */
+    unsigned long long dropped; /* cells for a window no longer here (erroneous program) */
+    /* the window of the last cell: a stream of notifications mostly repeats
+     * it, and MPICH's window map is a hash (about 100 instructions) */
+    uint64_t last_id;
+    MPIR_Win *last_win;         /* NULL: none (reset when a window goes) */
+} R;
 
-struct MPIDI_Notify_rings *MPIDI_Notify_rings_active = NULL;
-
-static notify_ring_t *ring_of(struct MPIDI_Notify_rings *r, int intra_rank)
+static MPIR_Win *window_of(uint64_t win_id)
 {
-    return (notify_ring_t *) ((char *) r->segment + (size_t) intra_rank * r->ring_bytes);
+    if (likely(R.last_win && R.last_id == win_id))
+        return R.last_win;
+    MPIR_Win *win = MPIDIU_map_lookup(MPIDI_global.win_map, win_id);
+    if (win == MPIDIU_MAP_NOT_FOUND)
+        return NULL;
+    R.last_id = win_id;
+    R.last_win = win;
+    return win;
 }
 
-int MPIDI_Notify_rings_create(MPIR_Win * win, MPIR_Comm * node_comm,
-                              struct MPIDI_Notify_rings **rings)
+static notify_ring_t *ring_of(int local)
+{
+    return (notify_ring_t *) ((char *) R.segment + (size_t) local * R.ring_bytes);
+}
+
+/* target_rank's ring, -1 if it has none (not of MPI_COMM_WORLD: spawned) */
+static int ring_index(MPIR_Win * win, int target_rank)
+{
+    int lpid = MPIDIU_rank_to_lpid(target_rank, win->comm_ptr);
+    return R.segment && lpid >= 0 && lpid < MPIR_Process.size ? R.local_of[lpid] : -1;
+}
+
+int MPIDI_Notify_rings_init(void)
 {
     int mpi_errno = MPI_SUCCESS;
-    bool mapfail = false;
-    struct MPIDI_Notify_rings *r;
 
-    *rings = NULL;
-    r = MPL_calloc(1, sizeof(*r), MPL_MEM_RMA);
-    MPIR_ERR_CHKANDJUMP1(!r, mpi_errno, MPI_ERR_NO_MEM, "**nomem", "**nomem %s", "notify rings");
+    R.size = 2;
+    while (R.size < (uint32_t) MPIR_CVAR_NOTIFY_SHM_RING_SIZE && R.size < (1u << 30))
+        R.size <<= 1;
+    CONS.mask = R.size - 1;
+    R.ring_bytes = notify_ring_bytes(R.size);
+    if (MPIR_Process.local_size < 2)
+        return MPI_SUCCESS;     /* nobody to notify through shared memory */
 
-    r->size = 2;
-    while (r->size < (uint32_t) MPIR_CVAR_NOTIFY_SHM_RING_SIZE && r->size < (1u << 30))
-        r->size <<= 1;
-    r->mask = r->size - 1;
-    r->ring_bytes = notify_ring_bytes(r->size);
-    r->win = win;
+    R.local_of = MPL_malloc(MPIR_Process.size * sizeof(int), MPL_MEM_RMA);
+    MPIR_ERR_CHKANDJUMP1(!R.local_of, mpi_errno, MPI_ERR_NO_MEM, "**nomem", "**nomem %s",
+                         "notify rings");
+    for (int r = 0; r < MPIR_Process.size; r++)
+        R.local_of[r] = -1;
+    for (int l = 0; l < MPIR_Process.local_size; l++)
+        R.local_of[MPIR_Process.node_local_map[l]] = l;
 
-    mpi_errno = MPIDU_shm_alloc(node_comm, node_comm->local_size * r->ring_bytes, &r->segment,
-                                &mapfail);
+    /* collective over the node; MPICH's init-time segments end with a
+     * barrier, which orders the initialisation below before any producer
+     * can reach the ring (the first window's creation) */
+    mpi_errno = MPIDU_Init_shm_alloc(MPIR_Process.local_size * R.ring_bytes, &R.segment);
     MPIR_ERR_CHECK(mpi_errno);
-    if (mapfail) {
-        MPL_free(r);
-        goto fn_exit;
-    }
-
-    /* Initialise my own ring; the barrier that ends window creation (ch4
-     * win_init) orders this before any producer touches it. */
-    r->mine = ring_of(r, node_comm->rank);
-    notify_ring_init(r->mine, r->size);
-    DL_PREPEND(MPIDI_Notify_rings_active, r);
-    *rings = r;
+    notify_ring_init(ring_of(MPIR_Process.local_rank), R.size);
+    CONS.mine = ring_of(MPIR_Process.local_rank);
   fn_exit:
     return mpi_errno;
   fn_fail:
-    MPL_free(r);
+    MPL_free(R.local_of);
+    R.local_of = NULL;
     goto fn_exit;
 }
 
-int MPIDI_Notify_rings_free(struct MPIDI_Notify_rings **rings)
+int MPIDI_Notify_rings_finalize(void)
 {
-    struct MPIDI_Notify_rings *r = *rings;
-    int mpi_errno;
-
-    if (!r)
-        return MPI_SUCCESS;
-    /* cells still queued belong to notifications nobody asked for: they go
-     * with the window, as the window's unexpected queue does */
-    DL_DELETE(MPIDI_Notify_rings_active, r);
-    mpi_errno = MPIDU_shm_free(r->segment);
-    MPL_free(r);
-    *rings = NULL;
+    int mpi_errno = MPI_SUCCESS;
+    if (R.dropped && MPIR_CVAR_NOTIFY_VERBOSE)
+        fprintf(stderr, "notify: %llu ring cells named a window already freed here\n",
+                R.dropped);
+    if (R.segment)
+        mpi_errno = MPIDU_Init_shm_free(R.segment);
+    R.segment = NULL;
+    CONS.mine = NULL;
+    MPL_free(R.local_of);
+    R.local_of = NULL;
     return mpi_errno;
+}
+
+bool MPIDI_Notify_ring_reaches(MPIR_Win * win, int target_rank)
+{
+    return target_rank != win->comm_ptr->rank &&
+        MPIDIU_win_rank_to_intra_rank(win, target_rank, MPIDI_WIN(win, winattr)) >= 0 &&
+        ring_index(win, target_rank) >= 0;
 }
 
 int MPIDI_Notify_rings_claim_node(MPIR_Win * win, MPIR_Notify_why_t why)
 {
     int mpi_errno = MPI_SUCCESS;
     MPIDI_winattr_t winattr = MPIDI_WIN(win, winattr);
-    MPIR_Notify_path_t path = why == MPIR_NOTIFY_WHY_SHARED_MEMORY ?
-        MPIR_NOTIFY_PATH_RING : MPIR_NOTIFY_PATH_GENERIC;
 
-    for (int r = 0; r < win->comm_ptr->local_size && mpi_errno == MPI_SUCCESS; r++)
-        if (r != win->comm_ptr->rank && MPIDIU_win_rank_to_intra_rank(win, r, winattr) >= 0)
-            mpi_errno = MPIR_Notify_path_set(win, r, path, why);
+    for (int r = 0; r < win->comm_ptr->local_size && mpi_errno == MPI_SUCCESS; r++) {
+        if (r == win->comm_ptr->rank || MPIDIU_win_rank_to_intra_rank(win, r, winattr) < 0)
+            continue;
+        if (why != MPIR_NOTIFY_WHY_SHARED_MEMORY)
+            mpi_errno = MPIR_Notify_path_set(win, r, MPIR_NOTIFY_PATH_GENERIC, why);
+        else if (ring_index(win, r) < 0)
+            mpi_errno = MPIR_Notify_path_set(win, r, MPIR_NOTIFY_PATH_GENERIC,
+                                             MPIR_NOTIFY_WHY_NO_SEGMENT);
+        else
+            mpi_errno = MPIR_Notify_path_set(win, r, MPIR_NOTIFY_PATH_RING, why);
+    }
+    return mpi_errno;
+}
+
+void MPIDI_Notify_rings_win_init(MPIR_Win * win, bool * counted)
+{
+    MPIDI_winattr_t winattr = MPIDI_WIN(win, winattr);
+    /* whatever this process chose: a peer may have chosen the ring where
+     * this process did not (MPI_T can set the CVARs at one process) */
+    *counted = false;
+    for (int r = 0; r < win->comm_ptr->local_size && !*counted; r++)
+        *counted = r != win->comm_ptr->rank && CONS.mine &&
+            MPIDIU_win_rank_to_intra_rank(win, r, winattr) >= 0;
+    if (*counted)
+        CONS.windows++;
+}
+
+int MPIDI_Notify_rings_win_free(MPIR_Win * win, bool * counted)
+{
+    int mpi_errno = MPI_SUCCESS;
+    if (!*counted) {
+        if (R.last_win == win)
+            R.last_win = NULL;
+        return MPI_SUCCESS;
+    }
+    /* the window's last cells reach it; cells of other windows reach theirs */
+    mpi_errno = MPIDI_Notify_rings_drain();
+    /* its id may come back with a new window (context ids are reused) */
+    if (R.last_win == win)
+        R.last_win = NULL;
+    CONS.windows--;
+    *counted = false;
     return mpi_errno;
 }
 
 /* ------------------------------------------------------------- consumer */
 
-MPL_STATIC_INLINE_PREFIX int drain(struct MPIDI_Notify_rings *r)
+int MPIDI_Notify_rings_drain(void)
 {
     int mpi_errno = MPI_SUCCESS;
     notify_cell_t *c;
 
-    while ((c = notify_ring_peek(r->mine, r->mask, r->head))) {
+    if (!CONS.mine)
+        return MPI_SUCCESS;
+    while ((c = notify_ring_peek(CONS.mine, CONS.mask, CONS.head))) {
+        uint64_t win_id = c->win_id;
         int src = c->src;
         int tag = c->tag;
         uint32_t nseq = c->nseq;
         MPI_Aint bytes = (MPI_Aint) c->bytes;
-        notify_ring_release(c, r->head, r->size);
-        r->head++;
-        mpi_errno = MPIR_Notify_arrive(r->win, MPIR_NOTIFY_PATH_RING, src, tag, bytes, nseq);
-        MPIR_ERR_CHECK(mpi_errno);
-    }
-  fn_fail:
-    return mpi_errno;
-}
-
-int MPIDI_Notify_rings_poll(struct MPIDI_Notify_rings *r)
-{
-    return r ? drain(r) : MPI_SUCCESS;
-}
-
-int MPIDI_Notify_rings_progress(int vci)
-{
-    int mpi_errno = MPI_SUCCESS;
-    struct MPIDI_Notify_rings *r, *next;
-    for (r = MPIDI_Notify_rings_active; r; r = next) {
-        next = r->next;
-        /* posix and ucx both keep am_vci below their number of streams */
-        if (MPIDI_WIN(r->win, am_vci) != vci)
+        /* the cell goes back before delivery, which may make progress */
+        notify_ring_release(c, CONS.head, R.size);
+        CONS.head++;
+        MPIR_Win *win = window_of(win_id);
+        if (unlikely(win == NULL)) {
+            R.dropped++;
             continue;
-        mpi_errno = drain(r);
+        }
+        mpi_errno = MPIR_Notify_arrive(win, MPIR_NOTIFY_PATH_RING, src, tag, bytes, nseq);
         MPIR_ERR_CHECK(mpi_errno);
     }
   fn_fail:
@@ -183,15 +232,15 @@ MPL_STATIC_INLINE_PREFIX int claim(notify_ring_t * ring, uint32_t mask, notify_c
 
 /* Number and publish a cell that carries no data of its own (the access
  * is already complete in target memory). */
-MPL_STATIC_INLINE_PREFIX int publish(struct MPIDI_Notify_rings *r, int intra, MPIR_Win * win,
-                                     int target_rank, int tag, MPI_Aint bytes)
+MPL_STATIC_INLINE_PREFIX int publish(MPIR_Win * win, int target_rank, int tag, MPI_Aint bytes)
 {
     notify_cell_t *c;
     uint32_t pos;
-    int mpi_errno = claim(ring_of(r, intra), r->mask, &c, &pos);
+    int mpi_errno = claim(ring_of(ring_index(win, target_rank)), CONS.mask, &c, &pos);
     MPIR_ERR_CHECK(mpi_errno);
     /* numbered once nothing can fail before the cell is published */
     c->nseq = MPIR_Notify_take_seq(win->notify, target_rank);   /* ring: state exists */
+    c->win_id = MPIDIG_WIN(win, win_id);
     c->src = win->comm_ptr->rank;
     c->tag = tag;
     c->bytes = (uint64_t) bytes;
@@ -200,11 +249,9 @@ MPL_STATIC_INLINE_PREFIX int publish(struct MPIDI_Notify_rings *r, int intra, MP
     return mpi_errno;
 }
 
-int MPIDI_Notify_ring_publish(struct MPIDI_Notify_rings *r, MPIR_Win * win, int target_rank,
-                              int tag, MPI_Aint bytes)
+int MPIDI_Notify_ring_publish(MPIR_Win * win, int target_rank, int tag, MPI_Aint bytes)
 {
-    return publish(r, MPIDIU_win_rank_to_intra_rank(win, target_rank, MPIDI_WIN(win, winattr)),
-                   win, target_rank, tag, bytes);
+    return publish(win, target_rank, tag, bytes);
 }
 
 int MPIDI_Notify_complete_request(MPIR_Request ** req)
@@ -222,7 +269,7 @@ int MPIDI_Notify_complete_request(MPIR_Request ** req)
  * MPI_Get's, it must be in place when the origin's flush returns, not when
  * the target next drains its ring.  Contiguous copies skip the datatype
  * engine. */
-int MPIDI_Notify_ring_access(struct MPIDI_Notify_rings *r, void *origin_addr, int origin_count,
+int MPIDI_Notify_ring_access(void *origin_addr, int origin_count,
                              MPI_Datatype origin_datatype, int target_rank,
                              MPI_Aint target_disp, int target_count,
                              MPI_Datatype target_datatype, MPIR_Win * win, int tag, bool is_put,
@@ -264,7 +311,7 @@ int MPIDI_Notify_ring_access(struct MPIDI_Notify_rings *r, void *origin_addr, in
 
     mpi_errno = MPIDI_Notify_complete_request(req);
     MPIR_ERR_CHECK(mpi_errno);
-    mpi_errno = publish(r, intra, win, target_rank, tag, bytes);
+    mpi_errno = publish(win, target_rank, tag, bytes);
   fn_exit:
     return mpi_errno;
   fn_fail:

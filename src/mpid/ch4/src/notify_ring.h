@@ -1,9 +1,9 @@
 /*
  * Bounded multi-producer / single-consumer ring of 64-byte cells, after
  * D. Vyukov's bounded MPMC queue.  Plain C11: the shared-memory notification
- * path (ch4_notify_ring.c) keeps it in a segment shared by the processes of a
- * node, and test/unit/ring_stress.c runs it with threads under
- * ThreadSanitizer.
+ * path (ch4_notify_ring.c) keeps one per process, for all its windows, in a
+ * segment shared by the processes of a node, and test/unit/ring_stress.c
+ * runs it with threads under ThreadSanitizer.
  *
  * Every cell has a `turn`: the producer that claimed position p may write the
  * cell once turn == p; the consumer may read it once turn == p + 1, and hands
@@ -27,11 +27,12 @@ typedef struct {
     int32_t src;                /* origin rank in the window's group */
     int32_t tag;
     uint64_t bytes;             /* bytes accessed */
+    uint64_t win_id;            /* the window (MPICH's id): one ring serves all of them */
     /* A whole line per cell, so producers of neighbouring cells do not share
      * one.  No payload travels here: a put's data goes straight to target
      * memory before the cell is published, as MPI_Put's must be there by the
      * origin's flush, whatever the target does meanwhile. */
-    char pad[40];
+    char pad[32];
 } notify_cell_t;
 
 _Static_assert(sizeof(notify_cell_t) == NOTIFY_RING_LINE, "a notification cell is one cache line");

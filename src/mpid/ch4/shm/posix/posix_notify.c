@@ -9,20 +9,18 @@
 #include "mpidig_notify.h"
 #include "ch4_notify_ring.h"
 
+/* No communication: the rings were mapped at MPI_Init */
 int MPIDI_POSIX_notify_win_init(MPIR_Win * win, MPIR_Comm * shm_comm)
 {
-    struct MPIDI_Notify_rings **rings = &win->dev.shm.posix.notify_rings;
-    int mpi_errno = MPIDI_Notify_rings_create(win, shm_comm, rings);
+    int mpi_errno = MPIDI_Notify_rings_claim_node(win, MPIR_CVAR_NOTIFY_FORCE_GENERIC ?
+                                                  MPIR_NOTIFY_WHY_FORCED :
+                                                  MPIR_NOTIFY_WHY_SHARED_MEMORY);
     MPIR_ERR_CHECK(mpi_errno);
-    mpi_errno = MPIDI_Notify_rings_claim_node(win, !*rings ? MPIR_NOTIFY_WHY_NO_SEGMENT :
-                                              MPIR_CVAR_NOTIFY_FORCE_GENERIC ?
-                                              MPIR_NOTIFY_WHY_FORCED :
-                                              MPIR_NOTIFY_WHY_SHARED_MEMORY);
-    MPIR_ERR_CHECK(mpi_errno);
+    MPIDI_Notify_rings_win_init(win, &win->dev.shm.posix.notify_ring);
     if (MPIR_CVAR_NOTIFY_VERBOSE && shm_comm->rank == 0)
         fprintf(stderr, "notify: window %x: shared-memory rings for %d of %d targets%s\n",
                 win->handle, MPIR_Notify_path_count(win, MPIR_NOTIFY_PATH_RING),
-                win->comm_ptr->local_size, !*rings ? " (no shared segment for rings)" :
+                win->comm_ptr->local_size,
                 MPIR_CVAR_NOTIFY_FORCE_GENERIC ? " (generic path forced)" : "");
   fn_fail:
     return mpi_errno;
@@ -30,12 +28,12 @@ int MPIDI_POSIX_notify_win_init(MPIR_Win * win, MPIR_Comm * shm_comm)
 
 int MPIDI_POSIX_notify_win_free(MPIR_Win * win)
 {
-    return MPIDI_Notify_rings_free(&win->dev.shm.posix.notify_rings);
+    return MPIDI_Notify_rings_win_free(win, &win->dev.shm.posix.notify_ring);
 }
 
 int MPIDI_POSIX_notify_poll_win(MPIR_Win * win)
 {
-    return MPIDI_Notify_rings_poll(win->dev.shm.posix.notify_rings);
+    return win->dev.shm.posix.notify_ring ? MPIDI_Notify_rings_drain() : MPI_SUCCESS;
 }
 
 /* over the target's ring where the path table says so, else the generic path */
@@ -45,10 +43,9 @@ MPL_STATIC_INLINE_PREFIX int ring_or_generic(void *origin_addr, int origin_count
                            MPIR_Request ** req)
 {
     if (MPIR_Notify_path(win, target_rank) == MPIR_NOTIFY_PATH_RING)
-        return MPIDI_Notify_ring_access(win->dev.shm.posix.notify_rings, origin_addr,
-                                        origin_count, origin_datatype, target_rank,
-                                        target_disp, target_count, target_datatype, win, tag,
-                                        is_put, req);
+        return MPIDI_Notify_ring_access(origin_addr, origin_count, origin_datatype,
+                                        target_rank, target_disp, target_count,
+                                        target_datatype, win, tag, is_put, req);
     return MPIDIG_notify_access(origin_addr, origin_count, origin_datatype, target_rank,
                                 target_disp, target_count, target_datatype, win, tag, is_put,
                                 req);
@@ -118,8 +115,7 @@ int MPIDI_POSIX_mpi_accumulate_notify(const MPIR_Notify_acc_t * a, MPIR_Win * wi
     mpi_errno = MPIDI_Notify_complete_request(a->request);
     MPIR_ERR_CHECK(mpi_errno);
     if (ring)
-        mpi_errno = MPIDI_Notify_ring_publish(win->dev.shm.posix.notify_rings, win,
-                                              a->target_rank, tag, a->bytes);
+        mpi_errno = MPIDI_Notify_ring_publish(win, a->target_rank, tag, a->bytes);
     else
         mpi_errno = MPIDIG_notify_only(win, a->target_rank, tag, a->bytes);
   fn_fail:

@@ -2,9 +2,10 @@
  * Notified Access, shared-memory fast path (ch4 posix).
  *
  * Windows whose memory is in a node-shared segment (MPI_Win_allocate,
- * MPI_Win_allocate_shared) get notification rings (ch4_notify_ring.h: the
- * origin copies the data, then publishes a cell); posix_win.c creates and
- * frees them, MPIDI_POSIX_progress drains them.  The accumulate family is
+ * MPI_Win_allocate_shared) notify node-local targets through their process's
+ * ring (ch4_notify_ring.h: the origin copies the data, then publishes a
+ * cell); posix_win.c's hooks claim those targets, MPIDI_POSIX_progress
+ * drains the ring.  The accumulate family is
  * applied as MPI_Accumulate is on such a window (under the window's shm
  * mutex, posix_rma.h), then a cell is published.
  */
@@ -18,8 +19,7 @@ int MPIDI_POSIX_notify_win_free(MPIR_Win * win);
 int MPIDI_POSIX_notify_poll_win(MPIR_Win * win);
 
 /* MPIDI_SHM_mpi_put_notify / get_notify: over the target's ring if the
- * window has rings and the target is another process of the node, else the
- * generic path. */
+ * window memory is shared with it, else the generic path. */
 int MPIDI_POSIX_mpi_put_notify(const void *origin_addr, int origin_count,
                                MPI_Datatype origin_datatype, int target_rank,
                                MPI_Aint target_disp, int target_count,
