@@ -277,6 +277,47 @@ static send_t *new_send(MPIR_Win * win, int kind, int src)
     return s;
 }
 
+/* The window's UCX state, created with its first message, sent or
+ * received; NULL if out of memory */
+static MPIDI_UCX_notify_win_t *state_of(MPIR_Win * win)
+{
+    MPIDI_UCX_notify_win_t *nw = MPIDI_UCX_WIN(win).notify;
+    int n = win->comm_ptr->local_size;
+
+    if (likely(nw != NULL))
+        return nw;
+    nw = MPL_calloc(1, sizeof(*nw), MPL_MEM_RMA);
+    if (!nw)
+        return NULL;
+    /* one allocation per type: issued, acked, done, want, want_buf, asked,
+     * at_flush; gets; ask; owed, flush_wait, at_once; defer_skip */
+    nw->issued = MPL_calloc(7 * n, sizeof(uint64_t), MPL_MEM_RMA);
+    nw->gets = MPL_calloc(n, sizeof(int), MPL_MEM_RMA);
+    nw->ask = MPL_calloc(n, sizeof(bool), MPL_MEM_RMA);
+    nw->owed = MPL_calloc(3 * n, sizeof(bool), MPL_MEM_RMA);
+    nw->defer_skip = MPL_calloc(n, sizeof(int), MPL_MEM_RMA);
+    if (!nw->issued || !nw->gets || !nw->ask || !nw->owed || !nw->defer_skip) {
+        MPL_free(nw->issued);
+        MPL_free(nw->gets);
+        MPL_free(nw->ask);
+        MPL_free(nw->owed);
+        MPL_free(nw->defer_skip);
+        MPL_free(nw);
+        return NULL;
+    }
+    nw->win = win;
+    nw->acked = nw->issued + n;
+    nw->done = nw->issued + 2 * n;
+    nw->want = nw->issued + 3 * n;
+    nw->want_buf = nw->issued + 4 * n;
+    nw->asked = nw->issued + 5 * n;
+    nw->at_flush = nw->issued + 6 * n;
+    nw->flush_wait = nw->owed + n;
+    nw->at_once = nw->owed + 2 * n;
+    MPIDI_UCX_WIN(win).notify = nw;
+    return nw;
+}
+
 /* ------------------------------------------------------------- target */
 
 /* as the generic path computes it: the target's own displacement unit */
@@ -492,8 +533,13 @@ static ucs_status_t am_recv(void *arg, const void *header, size_t header_length,
     MPIR_Win *win = MPIDIU_map_lookup(MPIDI_global.win_map, h.win_id);
     /* a window exists at every member from its creation until its free, and
      * no message of it is in flight outside that span (flush before free) */
-    MPIR_Assert(win && MPIDI_UCX_WIN(win).notify);
-    MPIDI_UCX_notify_win_t *nw = MPIDI_UCX_WIN(win).notify;
+    MPIR_Assert(win != MPIDIU_MAP_NOT_FOUND);
+    MPIDI_UCX_notify_win_t *nw = state_of(win);
+    if (!nw) {
+        if (!deferred_errno)
+            MPIR_ERR_SET1(deferred_errno, MPI_ERR_NO_MEM, "**nomem", "**nomem %s", "notify");
+        return UCS_OK;
+    }
     if (h.ack)
         nw->acked[h.src] = MPL_MAX(nw->acked[h.src], h.ack);
     switch (h.kind) {
@@ -539,11 +585,11 @@ int MPIDI_UCX_notify_init_worker(ucp_worker_h worker)
 
 /* ------------------------------------------------------------- origin */
 
-/* the window's UCX state if the path table says ucx-am for target */
+/* the window's UCX state if the path table says ucx-am for target (NULL
+ * also if it cannot be had: then the generic path) */
 static MPIDI_UCX_notify_win_t *path_state(MPIR_Win * win, int target)
 {
-    return MPIR_Notify_path(win, target) == MPIR_NOTIFY_PATH_UCX_AM ?
-        MPIDI_UCX_WIN(win).notify : NULL;
+    return MPIR_Notify_path(win, target) == MPIR_NOTIFY_PATH_UCX_AM ? state_of(win) : NULL;
 }
 
 int MPIDI_UCX_notify_access(void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
@@ -558,10 +604,9 @@ int MPIDI_UCX_notify_access(void *origin_addr, int origin_count, MPI_Datatype or
 
     MPIR_FUNC_ENTER;
     if (MPIR_Notify_path(win, target_rank) == MPIR_NOTIFY_PATH_RING) {
-        mpi_errno = MPIDI_Notify_ring_access(MPIDI_UCX_WIN(win).notify->rings, origin_addr,
-                                             origin_count, origin_datatype, target_rank,
-                                             target_disp, target_count, target_datatype, win,
-                                             tag, is_put, req);
+        mpi_errno = MPIDI_Notify_ring_access(origin_addr, origin_count, origin_datatype,
+                                             target_rank, target_disp, target_count,
+                                             target_datatype, win, tag, is_put, req);
         goto fn_exit;
     }
     if (nw) {
@@ -706,15 +751,14 @@ int MPIDI_UCX_notify_cmpl(MPIR_Win * win, int target, bool local)
 
 /* ------------------------------------------------------ window set-up */
 
-/* Rings for the processes of the node that map the window memory
- * (MPIDIG's node-shared segment of an allocated window): collective over
- * them, whatever this process's choice of path (theirs may differ) */
-static int create_rings(MPIR_Win * win, MPIDI_UCX_notify_win_t * nw)
+/* The processes of the node that map the window memory (MPIDIG's
+ * node-shared segment of an allocated window) may publish to this
+ * process's ring, whatever this process's choice of path (theirs may
+ * differ) */
+static bool node_shared(MPIR_Win * win)
 {
-    MPIR_Comm *node = win->comm_ptr->node_comm;
-    if (!node || !MPIDIG_WIN(win, shared_table) || !MPIDIG_WIN(win, mmap_addr))
-        return MPI_SUCCESS;
-    return MPIDI_Notify_rings_create(win, node, &nw->rings);
+    return win->comm_ptr->node_comm && MPIDIG_WIN(win, shared_table) &&
+        MPIDIG_WIN(win, mmap_addr);
 }
 
 int MPIDI_UCX_notify_win_init(MPIR_Win * win)
@@ -725,44 +769,19 @@ int MPIDI_UCX_notify_win_init(MPIR_Win * win)
         MPIR_CVAR_NOTIFY_UCX_PATH != MPIR_CVAR_NOTIFY_UCX_PATH_generic &&
         win->create_flavor != MPI_WIN_FLAVOR_DYNAMIC;
 
+    /* the per-target state comes with the window's first message
+     * (state_of): a window that never notifies allocates none */
     MPIDI_UCX_WIN(win).notify = NULL;
-    bool rings = false;
-    /* the state also serves as target: another member's choice is its own
-     * (MPI_T can set the CVARs at one process) */
-    if (n > 1) {
-        MPIDI_UCX_notify_win_t *nw = MPL_calloc(1, sizeof(*nw), MPL_MEM_RMA);
-        MPIR_ERR_CHKANDJUMP1(!nw, mpi_errno, MPI_ERR_NO_MEM, "**nomem", "**nomem %s",
-                             "notify window");
-        MPIDI_UCX_WIN(win).notify = nw;
-        /* one allocation per type: issued, acked, done, want, want_buf,
-         * asked, at_flush; gets; ask */
-        nw->issued = MPL_calloc(7 * n, sizeof(uint64_t), MPL_MEM_RMA);
-        nw->gets = MPL_calloc(n, sizeof(int), MPL_MEM_RMA);
-        nw->ask = MPL_calloc(n, sizeof(bool), MPL_MEM_RMA);
-        nw->win = win;
-        nw->owed = MPL_calloc(3 * n, sizeof(bool), MPL_MEM_RMA);
-        nw->defer_skip = MPL_calloc(n, sizeof(int), MPL_MEM_RMA);
-        MPIR_ERR_CHKANDJUMP1(!nw->issued || !nw->gets || !nw->ask || !nw->owed ||
-                             !nw->defer_skip, mpi_errno, MPI_ERR_NO_MEM, "**nomem",
-                             "**nomem %s", "notify window");
-        nw->acked = nw->issued + n;
-        nw->done = nw->issued + 2 * n;
-        nw->want = nw->issued + 3 * n;
-        nw->want_buf = nw->issued + 4 * n;
-        nw->flush_wait = nw->owed + n;
-        nw->at_once = nw->owed + 2 * n;
-        nw->asked = nw->issued + 5 * n;
-        nw->at_flush = nw->issued + 6 * n;
-        mpi_errno = create_rings(win, nw);
-        MPIR_ERR_CHECK(mpi_errno);
-        rings = nw->rings && MPIR_CVAR_NOTIFY_UCX_PATH == MPIR_CVAR_NOTIFY_UCX_PATH_auto;
-    }
+    MPIDI_UCX_WIN(win).notify_ring = false;
+    if (n > 1 && node_shared(win))
+        MPIDI_Notify_rings_win_init(win, &MPIDI_UCX_WIN(win).notify_ring);
+    bool rings = MPIDI_UCX_WIN(win).notify_ring &&
+        MPIR_CVAR_NOTIFY_UCX_PATH == MPIR_CVAR_NOTIFY_UCX_PATH_auto;
     for (int r = 0; r < n; r++) {
         if (r == me)
             mpi_errno = MPIR_Notify_path_set(win, r, MPIR_NOTIFY_PATH_GENERIC,
                                              MPIR_NOTIFY_WHY_SELF);
-        else if (on && rings &&
-                 MPIDIU_win_rank_to_intra_rank(win, r, MPIDI_WIN(win, winattr)) >= 0)
+        else if (on && rings && MPIDI_Notify_ring_reaches(win, r))
             mpi_errno = MPIR_Notify_path_set(win, r, MPIR_NOTIFY_PATH_RING,
                                              MPIR_NOTIFY_WHY_SHARED_MEMORY);
         else if (on)
@@ -796,27 +815,22 @@ int MPIDI_UCX_notify_win_free(MPIR_Win * win)
     int mpi_errno = MPI_SUCCESS;
     MPIDI_UCX_notify_win_t *nw = MPIDI_UCX_WIN(win).notify;
 
-    if (!nw)
-        return MPI_SUCCESS;
-    int vni = MPIDI_UCX_get_win_vni(win);
-    MPID_THREAD_CS_ENTER(VCI, MPIDI_VCI(vni).lock);
-    if (nw->nowed)      /* none should be left once every epoch is closed */
-        mpi_errno = send_owed(nw, false);
-    while (nw->inflight) {
-        mpi_errno = MPIDI_progress_test_vci(vni);
-        MPIR_ERR_CHECK(mpi_errno);
+    if (nw) {
+        int vni = MPIDI_UCX_get_win_vni(win);
+        MPID_THREAD_CS_ENTER(VCI, MPIDI_VCI(vni).lock);
+        if (nw->nowed)  /* none should be left once every epoch is closed */
+            mpi_errno = send_owed(nw, false);
+        while (nw->inflight && mpi_errno == MPI_SUCCESS)
+            mpi_errno = MPIDI_progress_test_vci(vni);
+        MPID_THREAD_CS_EXIT(VCI, MPIDI_VCI(vni).lock);
+        MPL_free(nw->issued);
+        MPL_free(nw->gets);
+        MPL_free(nw->ask);
+        MPL_free(nw->owed);
+        MPL_free(nw->defer_skip);
+        MPL_free(nw);
+        MPIDI_UCX_WIN(win).notify = NULL;
     }
-  fn_fail:
-    MPID_THREAD_CS_EXIT(VCI, MPIDI_VCI(vni).lock);
-    MPL_free(nw->issued);
-    MPL_free(nw->gets);
-    MPL_free(nw->ask);
-    int e = MPIDI_Notify_rings_free(&nw->rings);
-    if (!mpi_errno)
-        mpi_errno = e;
-    MPL_free(nw->owed);
-    MPL_free(nw->defer_skip);
-    MPL_free(nw);
-    MPIDI_UCX_WIN(win).notify = NULL;
-    return mpi_errno;
+    int e = MPIDI_Notify_rings_win_free(win, &MPIDI_UCX_WIN(win).notify_ring);
+    return mpi_errno ? mpi_errno : e;
 }

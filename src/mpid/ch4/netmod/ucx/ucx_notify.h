@@ -52,8 +52,7 @@ MPL_STATIC_INLINE_PREFIX int MPIDI_NM_mpi_accumulate_notify(const MPIR_Notify_ac
  * are handled by progress) */
 MPL_STATIC_INLINE_PREFIX int MPIDI_NM_notify_poll(MPIR_Win * win)
 {
-    MPIDI_UCX_notify_win_t *nw = MPIDI_UCX_WIN(win).notify;
-    return nw ? MPIDI_Notify_rings_poll(nw->rings) : MPI_SUCCESS;
+    return MPIDI_UCX_WIN(win).notify_ring ? MPIDI_Notify_rings_drain() : MPI_SUCCESS;
 }
 
 #endif /* UCX_NOTIFY_H_INCLUDED */

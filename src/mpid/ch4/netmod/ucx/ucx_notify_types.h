@@ -34,7 +34,6 @@ typedef struct MPIDI_UCX_notify_win {
     int nowed;                  /* target: origins with owed set */
     struct MPIR_Win *win;       /* back pointer, for the list of windows owing answers */
     struct MPIDI_UCX_notify_win *next, *prev;   /* that list, while nowed > 0 */
-    struct MPIDI_Notify_rings *rings;   /* node-shared window memory: ch4_notify_ring.c */
     int inflight;               /* sends of the window UCX has not completed */
 } MPIDI_UCX_notify_win_t;
 
