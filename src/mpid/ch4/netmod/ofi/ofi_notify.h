@@ -14,6 +14,9 @@
 struct MPIR_Win;
 
 /* window life cycle, from the OFI window hooks (collective) */
+/* ofi_win.c's window-information allgather, carrying the agreement too */
+int MPIDI_OFI_notify_allgather(struct MPIR_Win *win, void *winfo, size_t winfo_size,
+                               MPIR_Errflag_t * errflag);
 int MPIDI_OFI_notify_win_init(struct MPIR_Win *win);
 int MPIDI_OFI_notify_win_free(struct MPIR_Win *win);
 

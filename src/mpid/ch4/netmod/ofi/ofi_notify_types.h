@@ -45,8 +45,8 @@ typedef struct MPIDI_OFI_notify_global {
     unsigned long dropped;      /* CQ data words that named no window here */
     unsigned long nput;         /* for MPIR_CVAR_NOTIFY_OFI_STRAY_WORDS */
     struct MPIR_Win *slots[MPIDI_OFI_NW_SLOTS];
-    /* slots chosen by a window creation that has not yet confirmed them */
-    bool reserved[MPIDI_OFI_NW_SLOTS];
+    /* a window creation is exchanging the free slots it offered */
+    bool offering;
 } MPIDI_OFI_notify_global_t;
 
 #endif /* OFI_NOTIFY_TYPES_H_INCLUDED */

@@ -108,66 +108,101 @@ typedef struct {
     int waw_ordered;
 } member_info_t;
 
-/* Every member joins the same collectives whatever it sees locally (a member
- * that skipped them would hang the others).  The slot is reserved here before
- * the members confirm it: the collectives release the global lock, so a
- * window created meanwhile by another thread must not pick it too. */
-static int agree(MPIR_Win * win, member_info_t * all, int *off_out, int *slot_out)
+/* The agreement of the window being created, from MPIDI_OFI_notify_allgather
+ * to MPIDI_OFI_notify_win_init in the same window hook (no collective
+ * between them, so the global lock is held throughout) */
+static struct {
+    MPIR_Win *win;
+    int off, slot;
+    member_info_t *all;
+} agreed;
+
+/* Every member takes the lowest slot free at all members.  The slots a
+ * member offers stay free until the exchange has ended: while one window
+ * creation at this process is exchanging (the collective releases the
+ * global lock, so another thread may create a window meanwhile), another
+ * offers none and takes the generic path (no-window-slot). */
+static void offer(MPIR_Win * win, member_info_t * mine, bool * offered)
+{
+    MPIDI_OFI_notify_global_t *g = &MPIDI_OFI_global.notify;
+    memset(mine, 0, sizeof(*mine));
+    mine->off_reason = local_off_reason(win);
+    *offered = !g->offering;
+    for (int s = 0; *offered && s < NSLOTS; s++)
+        if (!g->slots[s])
+            mine->free_slots[s / 64] |= 1ULL << (s % 64);
+    g->offering |= *offered;
+    mine->has_memory = (MPIDI_OFI_WIN(win).mr != NULL);
+    mine->waw_ordered = provider_orders_writes();
+}
+
+static void choose(MPIR_Comm * comm, const member_info_t * all, int *off_out, int *slot_out)
+{
+    int off = PATH_ON, slot = -1;
+    uint64_t common[NSLOTS / 64];
+    memset(common, 0xff, sizeof(common));
+    for (int r = 0; r < comm->local_size; r++) {
+        if (off == PATH_ON)
+            off = all[r].off_reason;
+        for (int i = 0; i < NSLOTS / 64; i++)
+            common[i] &= all[r].free_slots[i];
+    }
+    for (int s = 0; s < NSLOTS && slot < 0; s++)
+        if (common[s / 64] & (1ULL << (s % 64)))
+            slot = s;
+    if (off == PATH_ON && slot < 0)
+        off = MPIR_NOTIFY_WHY_NO_SLOT;
+    *off_out = off;
+    *slot_out = off == PATH_ON ? slot : -1;
+}
+
+/* ofi_win.c's exchange of the members' window information (memory keys,
+ * bases, displacement units), with each member's part of the agreement
+ * appended to its record: one MPIR_Allgather, as in stock MPICH */
+int MPIDI_OFI_notify_allgather(MPIR_Win * win, void *winfo, size_t winfo_size,
+                               MPIR_Errflag_t * errflag)
 {
     int mpi_errno = MPI_SUCCESS;
-    MPIR_Errflag_t errflag = MPIR_ERR_NONE;
     MPIR_Comm *comm = win->comm_ptr;
-    MPIDI_OFI_notify_global_t *g = &MPIDI_OFI_global.notify;
-    member_info_t mine;
+    int n = comm->local_size, me = comm->rank;
+    size_t rec = MPL_ROUND_UP_ALIGN(winfo_size, 8) + sizeof(member_info_t);
+    char *buf = MPL_malloc(n * rec, MPL_MEM_RMA);
+    member_info_t *all = MPL_malloc(n * sizeof(*all), MPL_MEM_RMA);
+    bool offered = false;
 
-    for (;;) {
-        memset(&mine, 0, sizeof(mine));
-        mine.off_reason = local_off_reason(win);
-        for (int s = 0; s < NSLOTS; s++)
-            if (!g->slots[s] && !g->reserved[s])
-                mine.free_slots[s / 64] |= 1ULL << (s % 64);
-        mine.has_memory = (MPIDI_OFI_WIN(win).mr != NULL);
-        mine.waw_ordered = provider_orders_writes();
-        mpi_errno = MPIR_Allgather(&mine, sizeof(mine), MPI_BYTE, all, sizeof(mine), MPI_BYTE,
-                                   comm, &errflag);
-        MPIR_ERR_CHECK(mpi_errno);
-
-        int off = PATH_ON;
-        uint64_t common[NSLOTS / 64];
-        memset(common, 0xff, sizeof(common));
-        for (int r = 0; r < comm->local_size; r++) {
-            if (off == PATH_ON)
-                off = all[r].off_reason;
-            for (int i = 0; i < NSLOTS / 64; i++)
-                common[i] &= all[r].free_slots[i];
-        }
-        int slot = -1;
-        for (int s = 0; s < NSLOTS && slot < 0; s++)
-            if (common[s / 64] & (1ULL << (s % 64)))
-                slot = s;
-        if (off == PATH_ON && slot < 0)
-            off = MPIR_NOTIFY_WHY_NO_SLOT;
-        *off_out = off;
-        *slot_out = slot;
-        if (off != PATH_ON)
-            return MPI_SUCCESS;
-
-        /* reserve, then confirm at every member */
-        int mine_ok = !g->slots[slot] && !g->reserved[slot], all_ok = 0;
-        if (mine_ok)
-            g->reserved[slot] = true;
-        mpi_errno = MPIR_Allreduce(&mine_ok, &all_ok, 1, MPI_INT, MPI_LAND, comm, &errflag);
-        if (mine_ok)
-            g->reserved[slot] = false;
-        MPIR_ERR_CHECK(mpi_errno);
-        if (all_ok) {
-            g->slots[slot] = win;       /* recorded under the same lock hold as the check */
-            return MPI_SUCCESS;
-        }
-        /* taken meanwhile somewhere: every member tries again */
+    MPIR_ERR_CHKANDJUMP1(!buf || !all, mpi_errno, MPI_ERR_NO_MEM, "**nomem", "**nomem %s",
+                         "window information");
+    if (agreed.win) {
+        /* a creation that failed between its exchange and its hook's end */
+        if (agreed.slot >= 0 && MPIDI_OFI_global.notify.slots[agreed.slot] == agreed.win)
+            MPIDI_OFI_global.notify.slots[agreed.slot] = NULL;
+        MPL_free(agreed.all);
+        agreed.win = NULL;
+        agreed.all = NULL;
     }
-  fn_fail:
+    memcpy(buf + me * rec, (char *) winfo + me * winfo_size, winfo_size);
+    offer(win, (member_info_t *) (buf + me * rec + rec - sizeof(member_info_t)), &offered);
+    mpi_errno = MPIR_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, buf, rec, MPI_BYTE, comm,
+                               errflag);
+    if (offered)
+        MPIDI_OFI_global.notify.offering = false;
+    MPIR_ERR_CHECK(mpi_errno);
+    for (int r = 0; r < n; r++) {
+        memcpy((char *) winfo + r * winfo_size, buf + r * rec, winfo_size);
+        memcpy(&all[r], buf + r * rec + rec - sizeof(member_info_t), sizeof(member_info_t));
+    }
+    agreed.win = win;
+    agreed.all = all;
+    all = NULL;
+    choose(comm, agreed.all, &agreed.off, &agreed.slot);
+    if (agreed.off == PATH_ON)
+        MPIDI_OFI_global.notify.slots[agreed.slot] = win;
+  fn_exit:
+    MPL_free(buf);
+    MPL_free(all);
     return mpi_errno;
+  fn_fail:
+    goto fn_exit;
 }
 
 static int new_state(MPIR_Win * win, int slot, const member_info_t * all)
@@ -219,14 +254,22 @@ int MPIDI_OFI_notify_win_init(MPIR_Win * win)
     int mpi_errno = MPI_SUCCESS;
     MPIR_Comm *comm = win->comm_ptr;
     member_info_t *all = NULL;
-    int off = PATH_ON, slot = -1;
+    int off, slot = -1;
 
     MPIDI_OFI_WIN(win).notify = NULL;
-    all = MPL_malloc(comm->local_size * sizeof(*all), MPL_MEM_RMA);
-    MPIR_ERR_CHKANDJUMP1(!all, mpi_errno, MPI_ERR_NO_MEM, "**nomem", "**nomem %s",
-                         "notify window info");
-    mpi_errno = agree(win, all, &off, &slot);
-    MPIR_ERR_CHECK(mpi_errno);
+    if (agreed.win == win) {
+        all = agreed.all;
+        off = agreed.off;
+        slot = agreed.slot;
+        agreed.win = NULL;
+        agreed.all = NULL;
+    } else {
+        /* no exchange: every member knows why (RMA off, memory not
+         * registered everywhere, dynamic), or the window has one member */
+        off = local_off_reason(win);
+        if (off == PATH_ON)
+            off = MPIR_NOTIFY_WHY_UNREGISTERED;
+    }
     if (off == PATH_ON) {
         mpi_errno = new_state(win, slot, all);
         MPIR_ERR_CHECK(mpi_errno);
