@@ -68,9 +68,9 @@ static inline int MPIR_Notify_request_is_active(const MPIR_Notify_req_t * nreq)
     return nreq->active;
 }
 
-/* The generic path's notification, in MPICH's active-message put and get
- * headers (MPIDIG_put_msg_t, MPIDIG_get_msg_t); tag MPIR_NOTIFY_NONE for an
- * ordinary put or get. */
+/* The generic path's notification at the origin (carried in MPICH's
+ * active-message RMA headers: MPIR_Notify_wire below); tag
+ * MPIR_NOTIFY_NONE for an ordinary put or get. */
 typedef struct MPIR_Notify_hdr {
     int tag;
     uint32_t seq;
@@ -97,6 +97,48 @@ static inline MPIR_Notify_target_t MPIR_Notify_target(MPIR_Notify_hdr_t hdr, MPI
 {
     MPIR_Notify_target_t t = { hdr, bytes, NULL };
     return t;
+}
+
+/* On the wire (MPIDIG_put_msg_t and the other RMA headers, ch4_types.h) a
+ * notification is two 4-byte fields, notify_tag and notify_seq, in what
+ * was padding: a plain MPI_Put's header keeps stock MPICH's size.  The one
+ * notification with a byte count of its own (MPIDIG_notify_only) is a
+ * zero-byte put, whose target_disp addresses nothing: the count travels
+ * there, flagged in the tag. */
+#define MPIR_NOTIFY_BYTES_IN_DISP (1 << 29)
+static inline void MPIR_Notify_wire(int *tag, uint32_t * seq, const MPIR_Notify_hdr_t * notify)
+{
+    *tag = notify ? notify->tag : MPIR_NOTIFY_NONE;
+    *seq = notify ? notify->seq : 0;
+}
+
+/* a put's: returns the target_disp to send */
+static inline MPI_Aint MPIR_Notify_wire_put(int *tag, uint32_t * seq,
+                                            const MPIR_Notify_hdr_t * notify, MPI_Aint disp)
+{
+    MPIR_Notify_wire(tag, seq, notify);
+    if (!notify || notify->bytes < 0)
+        return disp;
+    *tag |= MPIR_NOTIFY_BYTES_IN_DISP;
+    return notify->bytes;
+}
+
+/* at the target: what the header carried, for an access of bytes */
+static inline MPIR_Notify_target_t MPIR_Notify_target_wire(int tag, uint32_t seq, MPI_Aint bytes)
+{
+    MPIR_Notify_hdr_t hdr = { tag, seq, -1 };
+    return MPIR_Notify_target(hdr, bytes);
+}
+
+static inline MPIR_Notify_target_t MPIR_Notify_target_put(int tag, uint32_t seq, MPI_Aint disp,
+                                                          MPI_Aint bytes)
+{
+    MPIR_Notify_hdr_t hdr = { tag, seq, -1 };
+    if (tag != MPIR_NOTIFY_NONE && (tag & MPIR_NOTIFY_BYTES_IN_DISP)) {
+        hdr.tag = tag & ~MPIR_NOTIFY_BYTES_IN_DISP;
+        hdr.bytes = disp;
+    }
+    return MPIR_Notify_target(hdr, bytes);
 }
 
 /* The accumulate family of notified accesses (MPI_Accumulate_notify,
@@ -150,7 +192,7 @@ typedef enum MPIR_Notify_path {
     X(SELF, "self", "the target is the calling process") \
     X(FORCED, "forced", "generic path forced") \
     X(SHARED_MEMORY, "shared-memory", "window memory in a node-shared segment") \
-    X(NO_SEGMENT, "no-segment", "no shared segment for the rings") \
+    X(NO_SEGMENT, "no-segment", "the target has no notification ring (not of this MPI_COMM_WORLD)") \
     X(PROVIDER_ORDER, "provider-order", "remote CQ data, ordered by the provider (FI_ORDER_WAW)") \
     X(COMPLETION_ORDER, "completion-order", "remote CQ data, ordered by completion") \
     X(NO_MEMORY, "no-memory", "the target exposes no registered memory") \
@@ -278,6 +320,7 @@ MPI_Count *MPIR_Notify_counter(struct MPIR_Win *win, int index);
 
 /* --- window life cycle --- */
 void MPIR_Notify_win_destroy(struct MPIR_Win *win);
+/* MPI_Win_free's only collective: refuses while notification requests exist */
 int MPIR_Notify_win_free_check(struct MPIR_Win *win);
 
 /* --- transports --- */

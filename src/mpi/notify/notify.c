@@ -883,6 +883,10 @@ void MPIR_Notify_get_status(MPIR_Request * req, MPI_Status * status)
  * handler, device state), and collective, so that every process refuses if
  * any still has notification requests of the window: none enters the
  * device's barrier alone, and the window stays fully valid. */
+/* MPI_Win_free's barrier (patch 0008 drops ch4's own): a reduction that
+ * also tells every process whether any holds notification requests of the
+ * window, so that all refuse together, before anything is torn down, at
+ * the cost of the barrier alone */
 int MPIR_Notify_win_free_check(MPIR_Win * win)
 {
     int mpi_errno = MPI_SUCCESS;

@@ -49,3 +49,13 @@ int MPIDIG_notify_acc_done(MPIR_Request * rreq, MPI_Aint bytes)
     return MPIR_Notify_done(rreq->u.rma.win, MPIDIG_REQUEST(rreq, u.target.origin_rank),
                             &MPIDIG_REQUEST(rreq, u.target.notify).hdr, bytes);
 }
+
+/* Plain RMA headers keep stock MPICH 4.0.2's sizes (LP64): the
+ * notification's tag and sequence number fill what was padding there
+ * (ch4_types.h, patch 0003; mpir_notify.h, MPIR_Notify_wire). */
+#if SIZEOF_VOID_P == 8
+_Static_assert(sizeof(MPIDIG_put_msg_t) == 72, "MPIDIG_put_msg_t grew");
+_Static_assert(sizeof(MPIDIG_get_msg_t) == 64, "MPIDIG_get_msg_t grew");
+_Static_assert(sizeof(MPIDIG_cswap_req_msg_t) == 40, "MPIDIG_cswap_req_msg_t grew");
+_Static_assert(sizeof(MPIDIG_acc_req_msg_t) == 72, "MPIDIG_acc_req_msg_t grew");
+#endif
