@@ -5,6 +5,8 @@
 # progress, so the receiver cannot wait outside MPI there.
 #
 #   bench/instr-count.sh [MODE...]     (default: put_notify put_counter sendrecv put_flush)
+#   A MODE may end in _nowin (no window: -win 0) or _idleN (no window of its
+#   own, N idle windows allocated: -win 0 -idle N), e.g. sendrecv_idle1000.
 #   env: PREFIX (the install, _install), INSTR_ITERS (200), INSTR_OUT (a temporary directory),
 #        INSTR_ARGS (more arguments to bench/instr, e.g. "-win 0")
 # Prints "mode origin target total vs_send" per mode: instructions per
@@ -33,8 +35,14 @@ mpi_calls() {
 : >"$OUT/counts.txt"
 for m in "${modes[@]}"; do
     rm -f "$OUT/cg.$m".*
+    base=$m extra=
+    case $m in
+        *_nowin) base=${m%_nowin} extra="-win 0" ;;
+        *_idle[0-9]*) base=${m%_idle*} extra="-win 0 -idle ${m##*_idle}" ;;
+    esac
+    # shellcheck disable=SC2086
     timeout 300 "$PREFIX/bin/mpiexec" -n 2 valgrind -q --tool=callgrind --collect-atstart=no \
-        --callgrind-out-file="$OUT/cg.$m.%q{PMI_RANK}" "$OUT/instr" -mode "$m" -n "$ITERS" ${INSTR_ARGS:-} \
+        --callgrind-out-file="$OUT/cg.$m.%q{PMI_RANK}" "$OUT/instr" -mode "$base" -n "$ITERS" $extra ${INSTR_ARGS:-} \
         >"$OUT/$m.log" 2>&1 || { cat "$OUT/$m.log" >&2; exit 1; }
     o=$(mpi_calls "$OUT/cg.$m.0") t=$(mpi_calls "$OUT/cg.$m.1")
     echo "$m $(( o / ITERS )) $(( t / ITERS ))" >>"$OUT/counts.txt"

@@ -6,6 +6,7 @@
  * pairs, so the numbers repeat from run to run where times do not.
  *
  *   instr -mode put_notify|put_counter|sendrecv|put_flush [-n ITERS] [-w WARMUP] [-win 0]
+ *         [-idle N]
  *
  * Modes (origin calls | target calls):
  *   put_notify   MPI_Put_notify + MPI_Win_flush | MPI_Start + MPI_Wait
@@ -15,7 +16,8 @@
  *   put_flush    MPI_Put + MPI_Win_flush | nothing (what standard RMA costs)
  * Every mode allocates its window first (its shared-memory rings are polled
  * by progress from then on); -win 0 leaves it out, for sendrecv: a program
- * that only passes messages.
+ * that only passes messages.  -idle N allocates N more windows of 64 bytes
+ * that are never used (what holding many windows costs: issue 32).
  *
  * Idle polling is excluded: the two processes take turns through a flag in
  * memory they share by a file mapping, outside MPI.  The target makes its
@@ -90,13 +92,14 @@ static struct turns *share_turns(int rank)
 
 int main(int argc, char **argv)
 {
-    int iters = 200, warmup = 50, rank, nranks, mode = -1, usewin = 1;
+    int iters = 200, warmup = 50, rank, nranks, mode = -1, usewin = 1, nidle = 0;
     const char *mode_s = NULL;
     const bu_opt_t opts[] = {
         {"-mode", BU_STRING, &mode_s, "put_notify, put_counter, sendrecv or put_flush"},
         {"-n", BU_INT, &iters, "counted messages (200)"},
         {"-w", BU_INT, &warmup, "messages before counting (50)"},
         {"-win", BU_INT, &usewin, "0: allocate no window (sendrecv only; 1)"},
+        {"-idle", BU_INT, &nidle, "windows allocated and never used (0)"},
     };
     int rc = bu_init(&argc, &argv, opts, BU_NELEMS(opts),
                      "instr -mode MODE [-n ITERS] [-w WARMUP]", &rank, &nranks);
@@ -104,7 +107,7 @@ int main(int argc, char **argv)
         if (strcmp(mode_s, mode_names[m]) == 0 &&
             (HAVE_NOTIFY || m == SENDRECV || m == PUT_FLUSH))
             mode = m;
-    if (!rc && (mode < 0 || iters < 1 || warmup < 0 || nranks != 2 ||
+    if (!rc && (mode < 0 || iters < 1 || warmup < 0 || nranks != 2 || nidle < 0 ||
                 (!usewin && mode != SENDRECV))) {
         if (rank == 0)
             fprintf(stderr, "instr: need -mode %s, ITERS >= 1, WARMUP >= 0 and 2 processes\n",
@@ -117,6 +120,11 @@ int main(int argc, char **argv)
         return rc > 0;
     }
 
+    MPI_Win *idle = malloc((nidle + 1) * sizeof(MPI_Win));
+    for (int i = 0; i < nidle; i++) {
+        void *base;
+        MPI_Win_allocate(64, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &idle[i]);
+    }
     char *wbuf = NULL;
     MPI_Win win = MPI_WIN_NULL;
     if (usewin)
@@ -219,6 +227,9 @@ int main(int argc, char **argv)
     munmap(t, 4096);
     if (usewin)
         MPI_Win_free(&win);
+    for (int i = nidle - 1; i >= 0; i--)
+        MPI_Win_free(&idle[i]);
+    free(idle);
     MPI_Finalize();
     return 0;
 }
