@@ -277,6 +277,16 @@ static send_t *new_send(MPIR_Win * win, int kind, int src)
     return s;
 }
 
+static void state_free(MPIDI_UCX_notify_win_t * nw)
+{
+    MPL_free(nw->issued);
+    MPL_free(nw->gets);
+    MPL_free(nw->ask);
+    MPL_free(nw->owed);
+    MPL_free(nw->defer_skip);
+    MPL_free(nw);
+}
+
 /* The window's UCX state, created with its first message, sent or
  * received; NULL if out of memory */
 static MPIDI_UCX_notify_win_t *state_of(MPIR_Win * win)
@@ -297,12 +307,7 @@ static MPIDI_UCX_notify_win_t *state_of(MPIR_Win * win)
     nw->owed = MPL_calloc(3 * n, sizeof(bool), MPL_MEM_RMA);
     nw->defer_skip = MPL_calloc(n, sizeof(int), MPL_MEM_RMA);
     if (!nw->issued || !nw->gets || !nw->ask || !nw->owed || !nw->defer_skip) {
-        MPL_free(nw->issued);
-        MPL_free(nw->gets);
-        MPL_free(nw->ask);
-        MPL_free(nw->owed);
-        MPL_free(nw->defer_skip);
-        MPL_free(nw);
+        state_free(nw);
         return NULL;
     }
     nw->win = win;
@@ -823,12 +828,7 @@ int MPIDI_UCX_notify_win_free(MPIR_Win * win)
         while (nw->inflight && mpi_errno == MPI_SUCCESS)
             mpi_errno = MPIDI_progress_test_vci(vni);
         MPID_THREAD_CS_EXIT(VCI, MPIDI_VCI(vni).lock);
-        MPL_free(nw->issued);
-        MPL_free(nw->gets);
-        MPL_free(nw->ask);
-        MPL_free(nw->owed);
-        MPL_free(nw->defer_skip);
-        MPL_free(nw);
+        state_free(nw);
         MPIDI_UCX_WIN(win).notify = NULL;
     }
     int e = MPIDI_Notify_rings_win_free(win, &MPIDI_UCX_WIN(win).notify_ring);
