@@ -22,6 +22,8 @@ ITERS=${IDLE_ITERS:-2000}
 CREATE=${IDLE_CREATE:-300}
 REPS=${IDLE_REPS:-5}
 OUT=${IDLE_OUT:-$(mktemp -d)}
+BIN=$(mktemp -d)
+trap 'rm -rf "$BIN"' EXIT
 mkdir -p "$OUT"
 builds=(ours)
 [ -x "$STOCK/bin/mpicc" ] && builds+=(stock) ||
@@ -29,7 +31,7 @@ builds=(ours)
 for b in "${builds[@]}"; do
     p=$PREFIX
     [ "$b" = stock ] && p=$STOCK
-    "$p/bin/mpicc" -O2 -I"$TOP/bench" -o "$OUT/idle_windows.$b" "$TOP/bench/idle_windows.c"
+    "$p/bin/mpicc" -O2 -I"$TOP/bench" -o "$BIN/idle_windows.$b" "$TOP/bench/idle_windows.c"
 done
 run() {   # build ranks transport args...
     local b=$1 n=$2 tr=$3; shift 3
@@ -37,7 +39,7 @@ run() {   # build ranks transport args...
     [ "$b" = stock ] && p=$STOCK
     [ "$tr" = tcp ] && env+=(MPIR_CVAR_NOLOCAL=1)
     echo "## $b, $n ranks, $tr: idle_windows $*"
-    env "${env[@]}" timeout 1200 "$p/bin/mpiexec" -n "$n" "$OUT/idle_windows.$b" "$@" \
+    env "${env[@]}" timeout 1200 "$p/bin/mpiexec" -n "$n" "$BIN/idle_windows.$b" "$@" \
         -csv "$OUT/$b-$n-$tr-$((++NRUN)).csv"
 }
 NRUN=0
