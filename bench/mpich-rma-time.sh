@@ -5,7 +5,8 @@
 # alternating, ROUNDS times (default 2), shared memory (FI_PROVIDER as in
 # make check).  Needs the stock build (make bench-stock makes it).
 #
-#   bench/mpich-rma-time.sh        env: BUILD_DIR (_build), ROUNDS (2)
+#   bench/mpich-rma-time.sh        env: BUILD_DIR (_build), ROUNDS (2), MAXNP (4: the
+#                                  largest process count of the tests run)
 # Prints each run's wall time and the pass/fail counts, then the medians.
 set -euo pipefail
 TOP=${TOP:-$(cd "$(dirname "$0")/.." && pwd)}
@@ -26,7 +27,7 @@ for r in $(seq "$ROUNDS"); do
         t=${obj[$b]}/test/mpi
         start=$(date +%s.%N)
         (cd "$t" && env "FI_PROVIDER=tcp;ofi_rxm" MPITEST_TIMEOUT=180 ./runtests \
-            -srcdir="${src[$b]}/test/mpi" -tests=testlist -testdirs=rma -maxnp=4 \
+            -srcdir="${src[$b]}/test/mpi" -tests=testlist -testdirs=rma -maxnp="${MAXNP:-4}" \
             -tapfile="$OUT/$b.$r.tap" -mpiexec="${inst[$b]}/bin/mpiexec" >"$OUT/$b.$r.log" 2>&1) || true
         secs=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN {print b - a}')
         ok=$(grep -c '^ok ' "$OUT/$b.$r.tap" || true)
