@@ -8,6 +8,7 @@
 #
 #   bench/idle-bench.sh          (make bench-stock runs it)
 #   env: PREFIX (_install), BUILD_DIR (_build), IDLE_COUNTS (0,10,100,1000,2000),
+#        IDLE_BIG (10000: this build only; stock MPICH 4.0.2 stops at 2,045 windows),
 #        IDLE_ITERS (2000), IDLE_CREATE (300), IDLE_REPS (5: send/recv runs per build),
 #        IDLE_OUT (a directory for the CSV files)
 # Ends with a summary: per transport and idle-window count the median over
@@ -18,6 +19,8 @@ PREFIX=${PREFIX:-$TOP/_install}
 BUILD=${BUILD_DIR:-$TOP/_build}
 STOCK=$BUILD/install-stock
 COUNTS=${IDLE_COUNTS:-0,10,100,1000,2000}
+BIG=${IDLE_BIG-10000}
+OURS_COUNTS=$COUNTS${BIG:+,$BIG}
 ITERS=${IDLE_ITERS:-2000}
 CREATE=${IDLE_CREATE:-300}
 REPS=${IDLE_REPS:-5}
@@ -48,11 +51,13 @@ for tr in shm tcp; do
     # send/recv, the same program on both builds, builds alternating
     for rep in $(seq "$REPS"); do
         for b in "${builds[@]}"; do
-            run "$b" 2 "$tr" -modes sendrecv -counts "$COUNTS" -iters "$ITERS" -create 0
+            c=$COUNTS
+            [ "$b" = ours ] && c=$OURS_COUNTS
+            run "$b" 2 "$tr" -modes sendrecv -counts "$c" -iters "$ITERS" -create 0
         done
     done
     # put_notify against itself with no idle windows
-    run ours 2 "$tr" -modes put_notify -counts "$COUNTS" -iters "$ITERS" -create 0
+    run ours 2 "$tr" -modes put_notify -counts "$OURS_COUNTS" -iters "$ITERS" -create 0
     # window creation and free; 4 ranks oversubscribe the 2 cores (every
     # collective waits for time slices): fewer windows there
     for b in "${builds[@]}"; do

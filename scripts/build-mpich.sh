@@ -170,7 +170,7 @@ generator_fingerprint() {
         cat "$STAMPS/touched"
         while read -r f; do
             case "$f" in
-                *.mk|*.am|*.ac|*.m4|*_api.txt|*/errnames.txt|*.in|src/mpid/ch4/ch4_api.txt|maint/*)
+                *.mk|*.am|*.ac|*.m4|*_api.txt|*/errnames.txt|*/baseerrnames.txt|*.in|src/mpid/ch4/ch4_api.txt|maint/*)
                     cat "$SRC/$f" ;;
                 *.c|*.h)
                     sed -n '/BEGIN_MPI_T_CVAR_INFO_BLOCK/,/END_MPI_T_CVAR_INFO_BLOCK/p' "$SRC/$f" ;;
@@ -197,6 +197,13 @@ configure_mpich() {
     case "$DEVICE" in
         ch4:ofi*) args+=(--with-libfabric=/usr) ;;
         ch4:ucx*) args+=(--with-ucx=/usr) ;;
+    esac
+    # 20-bit context ids: every window holds a communicator of its own, and
+    # 16 bits stop a process at 2,045 of them (doc/design.md, "How many
+    # windows").  ch4:ofi's match bits already carry 20; ch4:ucx's tag has 16.
+    case "$VARIANT:$DEVICE" in
+        stock:*) ;;
+        *:ch4:ofi*) args+=(--enable-extended-context-bits) ;;
     esac
     case "$VARIANT" in
         # the library only: test programs and mpiexec link the runtime themselves
