@@ -31,10 +31,26 @@
  * target's counter instead of being matched. */
 #define MPIR_NOTIFY_COUNTER (1 << 30)
 
+/* The matching dialect's tag check, made also where error checking is
+ * compiled out: a counter access reaches the device as MPIR_NOTIFY_COUNTER |
+ * index, and a user's tag must never pass for one. */
+#define MPIR_NOTIFY_ERRTEST_TAG(tag_, err_)                                   \
+    do {                                                                      \
+        if (unlikely((unsigned) (tag_) > MPIR_NOTIFY_TAG_MAX))                \
+            MPIR_ERR_SETANDJUMP2(err_, MPI_ERR_TAG, "**notifytag",            \
+                                 "**notifytag %d %d", (tag_), MPIR_NOTIFY_TAG_MAX); \
+    } while (0)
+
 struct MPIR_Request;
 struct MPIR_Win;
 struct MPIR_Notify_win;
 struct MPIR_Notify_entry;
+
+/* The window of a notification request, NULL for any other request: errors
+ * of MPI_Start, MPI_Cancel, MPI_Wait and MPI_Test on it go to the window's
+ * error handler (the bindings' generator, patch 0016) */
+#define MPIR_NOTIFY_REQUEST_WIN(req_) \
+    ((req_) && (req_)->kind == MPIR_REQUEST_KIND__NOTIFY ? (req_)->u.notify->win : NULL)
 
 /* Per-request state of a MPIR_REQUEST_KIND__NOTIFY request (req->u.notify). */
 typedef struct MPIR_Notify_req {
@@ -86,12 +102,6 @@ typedef struct MPIR_Notify_target {
     MPI_Aint bytes;
     void *copy;                 /* notified get: the data read, until sent */
 } MPIR_Notify_target_t;
-
-static inline MPIR_Notify_hdr_t MPIR_Notify_hdr_of(const MPIR_Notify_hdr_t * notify)
-{
-    MPIR_Notify_hdr_t none = { MPIR_NOTIFY_NONE, 0, -1 };
-    return notify ? *notify : none;
-}
 
 static inline MPIR_Notify_target_t MPIR_Notify_target(MPIR_Notify_hdr_t hdr, MPI_Aint bytes)
 {
@@ -265,8 +275,9 @@ int MPIR_Notify_lean_poll(struct MPIR_Request *req, bool * polled);
  * state is an MPID_Progress_state *, not yet declared where this header is
  * included (mpir_request.h) */
 int MPIR_Notify_wait(struct MPIR_Request *req, void *state);
-/* whether a poller of win's notifications (*polls: its count of polls)
- * is due a full round of progress: always on a window without rings */
+/* whether a poller of win's notifications (*polls: its count of polls;
+ * NULL: the window's counter readers') is due a full round of progress:
+ * always on a window without rings */
 bool MPIR_Notify_progress_due(struct MPIR_Win *win, unsigned *polls);
 void MPIR_Notify_request_free(struct MPIR_Request *req);
 int MPIR_Notify_completion_processing(struct MPIR_Request *req, MPI_Status * status);
@@ -296,6 +307,7 @@ typedef struct MPIR_Notify_watch {
     struct MPIR_Win *win;
     int idx;
     MPI_Count threshold;
+    MPI_Count value;            /* the counter when it reached threshold: fn's argument */
     MPIX_Win_notify_function *fn;
     void *arg;
     struct MPIR_Notify_watch *next, *prev;      /* the window's list, then the due list */

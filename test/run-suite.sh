@@ -467,6 +467,24 @@ run_man_check() {
     fi
 }
 
+# Every access call of the bindings (src/binding/c/*notify*_api.txt: those
+# with a target_rank) is in the differential argument checker's table
+# (test/argcheck.c), so that a new call cannot skip it.
+run_argcheck_coverage() {
+    [[ argcheck_coverage =~ $TESTS ]] || return 0
+    local log=$OUT/logs/argcheck_coverage.log name missing=0
+    : >"$log"
+    for name in $(awk '/^MPIX?_[A-Za-z_]*:$/ { name = substr($0, 1, length($0) - 1) }
+                       /^    target_rank:/ { print name }' "$TOP"/src/binding/c/*notify*_api.txt); do
+        grep -q "\"$name\"" "$TOP/test/argcheck.c" || { echo "not in test/argcheck.c: $name" >>"$log"; missing=1; }
+    done
+    if [ $missing -eq 0 ]; then
+        pass "argcheck_coverage (every access call)" 0
+    else
+        fail "argcheck_coverage" "an access call the argument checker does not know" "$log"
+    fi
+}
+
 # Every complete program in the user guide (doc/guide.md's ```c blocks)
 # compiles with the installed mpicc and runs on 2 processes
 # (test/guide-blocks.sh); fragments are marked ```c fragment and skipped.
@@ -572,9 +590,9 @@ run_mpich_suite() {
 
 start_all=$(date +%s)
 case "$SUITE" in
-    all) run_unit_suite; run_build_checks; run_man_check; run_guide_check; run_notify_suite; run_fault_suite; run_netns_suite
+    all) run_unit_suite; run_build_checks; run_man_check; run_argcheck_coverage; run_guide_check; run_notify_suite; run_fault_suite; run_netns_suite
         run_instr_budget; run_mpich_suite ;;
-    unit) run_unit_suite; run_build_checks; run_man_check; run_guide_check ;;
+    unit) run_unit_suite; run_build_checks; run_man_check; run_argcheck_coverage; run_guide_check ;;
     notify) run_notify_suite; run_fault_suite ;;
     netns) run_netns_suite ;;
     mpich) run_mpich_suite ;;

@@ -102,6 +102,7 @@ struct MPIR_Notify_win {
                                  * head.send_seq, in the same allocation) */
     MPI_Count *counters;        /* [index] MPIX_Win_create_notify's counters */
     int ncounters;
+    unsigned counter_polls;     /* MPIX_Win_get_notify's, for MPIR_Notify_progress_due */
     MPIR_Notify_watch_t *watches;       /* MPIX_Win_notify_on_update (notify_callback.c) */
     unsigned long counters_lost;        /* arrived for no attached counter */
 };
@@ -188,6 +189,8 @@ int MPIR_Notify_counters_attach(MPIR_Win * win, int n)
     MPI_Count *c = MPL_calloc(n > 0 ? n : 1, sizeof(MPI_Count), MPL_MEM_RMA);
     MPIR_ERR_CHKANDJUMP1(!c, mpi_errno, MPI_ERR_NO_MEM, "**nomem", "**nomem %s",
                          "notification counters");
+    /* watches belong to the counters they watched */
+    MPIR_Notify_watches_drop(win, &nw->watches);
     MPL_free(nw->counters);
     nw->counters = c;
     nw->ncounters = n;
@@ -774,8 +777,11 @@ int MPIR_Notify_start(MPIR_Request * req)
 bool MPIR_Notify_progress_due(MPIR_Win * win, unsigned *polls)
 {
     struct MPIR_Notify_win *nw = win->notify;
-    return !nw || !nw->has_rings || MPIR_CVAR_NOTIFY_PROGRESS_INTERVAL <= 1 ||
-        ++*polls % (unsigned) MPIR_CVAR_NOTIFY_PROGRESS_INTERVAL == 0;
+    if (!nw || !nw->has_rings || MPIR_CVAR_NOTIFY_PROGRESS_INTERVAL <= 1)
+        return true;
+    if (!polls)
+        polls = &nw->counter_polls;
+    return ++*polls % (unsigned) MPIR_CVAR_NOTIFY_PROGRESS_INTERVAL == 0;
 }
 
 int MPIR_Notify_lean_poll(MPIR_Request * req, bool * polled)
@@ -818,6 +824,10 @@ int MPIR_Notify_cancel(MPIR_Request * req)
         MPIR_STATUS_SET_CANCEL_BIT(req->status, TRUE);
         MPIR_STATUS_SET_COUNT(req->status, 0);
         mpi_errno = MPID_Request_complete(req);
+        /* a cancelled activation is a completed one: its function runs,
+         * and the status says it was cancelled */
+        if (r->on_complete)
+            MPIR_Notify_callback_due(r);
     }
   fn_fail:
     return mpi_errno;

@@ -79,10 +79,8 @@ static int run_due(int *made_progress)
     while (watches_due) {
         MPIR_Notify_watch_t *w = watches_due;
         DL_DELETE(watches_due, w);
-        MPI_Count *c = MPIR_Notify_counter(w->win, w->idx);
-        MPI_Count value = c ? *c : w->threshold;
         *made_progress = 1;
-        CALL_USER(w->fn(w->win->handle, w->idx, value, w->arg));
+        CALL_USER(w->fn(w->win->handle, w->idx, w->value, w->arg));
         MPL_free(w);
     }
     while (due_head) {
@@ -135,6 +133,16 @@ void MPIR_Notify_callback_forget(MPIR_Notify_req_t * r)
 }
 
 /* a nonpersistent request: MPICH takes the user's reference */
+static bool handed_over_already(MPIR_Request * req)
+{
+    handed_t *h;
+    DL_FOREACH(handed_over, h) {
+        if (h->req == req)
+            return true;
+    }
+    return false;
+}
+
 static int hand_over(MPIR_Request * req, MPIX_Request_complete_function * fn, void *arg)
 {
     int mpi_errno = MPI_SUCCESS;
@@ -157,6 +165,11 @@ int MPIR_Notify_on_complete_impl(MPIR_Request * req, MPIX_Request_complete_funct
 {
     int mpi_errno = MPI_SUCCESS;
 
+    /* A handle already freed names an object back in MPICH's pool, whose
+     * reference count is zero until it is handed out again; one handed over
+     * before is MPICH's to free.  Either would be freed twice. */
+    MPIR_ERR_CHKANDJUMP(MPIR_Object_get_ref(req) <= 0 || handed_over_already(req), mpi_errno,
+                        MPI_ERR_REQUEST, "**notifycbfreed");
     /* checked also without error checking: the kind decides what req is */
     MPIR_ERR_CHKANDJUMP(req->kind != MPIR_REQUEST_KIND__NOTIFY &&
                         (MPIR_Request_is_persistent(req) || MPIR_Request_is_partitioned(req) ||
@@ -187,8 +200,9 @@ int MPIR_Notify_on_complete_impl(MPIR_Request * req, MPIX_Request_complete_funct
 
 /* ------------------------------------------------------------ counters */
 
-static void watch_due(MPIR_Notify_watch_t * w)
+static void watch_due(MPIR_Notify_watch_t * w, MPI_Count value)
 {
+    w->value = value;
     DL_APPEND(watches_due, w);
     MPIR_Progress_hook_activate(hook_id);
 }
@@ -199,7 +213,7 @@ void MPIR_Notify_watches_check(MPIR_Notify_watch_t ** watches, int idx, MPI_Coun
     DL_FOREACH_SAFE(*watches, w, tmp) {
         if (w->idx == idx && value >= w->threshold) {
             DL_DELETE(*watches, w);
-            watch_due(w);
+            watch_due(w, value);
         }
     }
 }
@@ -239,8 +253,9 @@ int MPIR_Win_notify_on_update_impl(MPIR_Win * win, int idx, MPI_Count threshold,
     w->threshold = threshold;
     w->fn = fn;
     w->arg = arg;
-    if (*MPIR_Notify_counter(win, idx) >= threshold)
-        watch_due(w);   /* reached already: at the next round of progress */
+    MPI_Count now = *MPIR_Notify_counter(win, idx);
+    if (now >= threshold)
+        watch_due(w, now);      /* reached already: at the next round of progress */
     else
         DL_APPEND(*watches, w);
   fn_fail:

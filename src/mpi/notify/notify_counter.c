@@ -51,11 +51,10 @@ int MPIR_Win_get_notify_impl(MPIR_Win * win, int notification_idx, MPI_Count * v
      * a window with rings only every MPIR_CVAR_NOTIFY_PROGRESS_INTERVAL-th
      * such call, so that a polling loop spends its time on the rings and
      * still drives everything else. */
-    static unsigned idle;
     MPI_Count *c = MPIR_Notify_counter(win, notification_idx), before = *c;
     mpi_errno = MPID_Notify_poll(win);
     MPIR_ERR_CHECK(mpi_errno);
-    if (*c == before && MPIR_Notify_progress_due(win, &idle)) {
+    if (*c == before && MPIR_Notify_progress_due(win, NULL)) {
         mpi_errno = MPID_Progress_test(NULL);
         MPIR_ERR_CHECK(mpi_errno);
     }
