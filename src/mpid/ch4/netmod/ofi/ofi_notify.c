@@ -62,6 +62,19 @@ cvars:
         of the window, as a corrupt or late word would.  Targets must count
         and drop it and handle the rest of its completion batch.
 
+    - name        : MPIR_CVAR_NOTIFY_OFI_FULL_EVERY
+      category    : NOTIFY
+      type        : int
+      default     : 0
+      class       : none
+      verbosity   : MPI_T_VERBOSITY_MPIDEV_DETAIL
+      scope       : MPI_T_SCOPE_LOCAL
+      description : >-
+        For testing: N > 0 makes every N-th notification word on the
+        libfabric path meet a full provider once (-FI_EAGAIN): the send
+        then runs a round of progress, as MPICH's retry does, before it
+        goes out.  Notifications must still arrive whole and in order.
+
 === END_MPI_T_CVAR_INFO_BLOCK ===
 */
 
@@ -148,12 +161,30 @@ static int write_rma(MPIR_Win * win, int target, const void *buf, size_t len, ui
     return mpi_errno;
 }
 
+/* MPIR_CVAR_NOTIFY_OFI_FULL_EVERY: what MPIDI_OFI_CALL_RETRY does when the
+ * provider answers -FI_EAGAIN */
+static int pretend_full(int vni)
+{
+    int mpi_errno = MPI_SUCCESS;
+    if (++MPIDI_OFI_global.notify.nword % MPIR_CVAR_NOTIFY_OFI_FULL_EVERY == 0) {
+        MPIDI_OFI_THREAD_CS_EXIT_VCI_OPTIONAL(vni);
+        mpi_errno = MPIDI_OFI_retry_progress();
+        MPIDI_OFI_THREAD_CS_ENTER_VCI_OPTIONAL(vni);
+    }
+    return mpi_errno;
+}
+
 /* A zero-byte write carrying one word; tracked under completion ordering. */
 static int emit_word(MPIR_Win * win, int target, uint64_t word, MPIR_Request ** track)
 {
     int mpi_errno = MPI_SUCCESS;
     int vni = MPIDI_OFI_WIN(win).vni;
     MPIDI_OFI_target_mr_t mr;
+
+    if (unlikely(MPIR_CVAR_NOTIFY_OFI_FULL_EVERY > 0)) {
+        mpi_errno = pretend_full(vni);
+        MPIR_ERR_CHECK(mpi_errno);
+    }
 
     MPIDI_OFI_prepare_target_mr(target, 0, 0, 0, win, MPIDI_WIN(win, winattr), &mr);
     if (track)
@@ -182,25 +213,32 @@ static void wait_on(pending_t * e, MPIR_Request * req)
 
 /* Send what the head of the (win, target) queue allows: every ready entry's
  * words under provider ordering; under completion ordering one word at a
- * time, each after the previous one is delivered. */
+ * time, each after the previous one is delivered.
+ * emit_word may meet a full provider, and MPICH's retry then runs a round of
+ * progress, which may come back here for the same target (an entry whose
+ * read completed, a completion function's access): the entry being sent
+ * stays at the head, marked, until all its words are out, so that no other
+ * word goes between them, and the nested call leaves it to this one. */
 static int send_ready(MPIR_Win * win, int target)
 {
     int mpi_errno = MPI_SUCCESS;
     MPIDI_OFI_notify_win_t *nw = MPIDI_OFI_WIN(win).notify;
     pending_t *e;
 
-    while ((e = nw->qhead[target]) && e->req == NULL) {
+    while ((e = nw->qhead[target]) && e->req == NULL && !e->sending) {
         if (e->sent < e->nwords && !nw->waw_ordered) {
             MPIR_Request *req = NULL;
+            e->sending = true;
             mpi_errno = emit_word(win, target, e->words[e->sent++], &req);
+            e->sending = false;
             MPIR_ERR_CHECK(mpi_errno);
             wait_on(e, req);
             break;
         }
-        /* unlink first: emit_word may re-enter progress on EAGAIN */
-        DL_DELETE(nw->qhead[target], e);
+        e->sending = true;
         while (e->sent < e->nwords && mpi_errno == MPI_SUCCESS)
             mpi_errno = emit_word(win, target, e->words[e->sent++], NULL);
+        DL_DELETE(nw->qhead[target], e);
         MPL_free(e);
         MPIR_ERR_CHECK(mpi_errno);
     }
@@ -218,11 +256,12 @@ static int notify_after(MPIR_Win * win, int target, const uint64_t * words, int 
     MPIDI_OFI_notify_win_t *nw = MPIDI_OFI_WIN(win).notify;
 
     count_issued(win, nwords);
-    if (!req && !nw->qhead[target] && nw->waw_ordered) {
-        for (int i = 0; i < nwords && mpi_errno == MPI_SUCCESS; i++)
-            mpi_errno = emit_word(win, target, words[i], NULL);
-        return mpi_errno;
-    }
+    /* one word cannot be split: at once if nothing waits before it (two go
+     * through the queue, whose head send_ready keeps while they go out).  An
+     * access that a completion function makes during this word's retry may
+     * land before it: the two calls overlap, so neither is earlier. */
+    if (!req && !nw->qhead[target] && nw->waw_ordered && nwords == 1)
+        return emit_word(win, target, words[0], NULL);
 
     pending_t *e = MPL_malloc(sizeof(*e), MPL_MEM_RMA);
     MPIR_ERR_CHKANDJUMP1(!e, mpi_errno, MPI_ERR_NO_MEM, "**nomem", "**nomem %s",
@@ -232,6 +271,7 @@ static int notify_after(MPIR_Win * win, int target, const uint64_t * words, int 
     e->req = NULL;
     e->nwords = nwords;
     e->sent = 0;
+    e->sending = false;
     memcpy(e->words, words, nwords * sizeof(uint64_t));
     DL_APPEND(nw->qhead[target], e);
     if (req)

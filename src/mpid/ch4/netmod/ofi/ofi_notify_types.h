@@ -21,6 +21,7 @@ typedef struct MPIDI_OFI_notify_pending {
     struct MPIR_Win *win;
     int target;
     struct MPIR_Request *req;   /* write or read in flight; NULL: ready */
+    bool sending;               /* send_ready is emitting its words */
     int nwords, sent;
     uint64_t words[3];
 } MPIDI_OFI_notify_pending_t;
@@ -44,6 +45,7 @@ typedef struct MPIDI_OFI_notify_global {
     bool in_progress;
     unsigned long dropped;      /* CQ data words that named no window here */
     unsigned long nput;         /* for MPIR_CVAR_NOTIFY_OFI_STRAY_WORDS */
+    unsigned long nword;        /* for MPIR_CVAR_NOTIFY_OFI_FULL_EVERY */
     struct MPIR_Win *slots[MPIDI_OFI_NW_SLOTS];
     /* a window creation is exchanging the free slots it offered */
     bool offering;

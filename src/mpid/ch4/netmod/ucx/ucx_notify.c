@@ -95,6 +95,18 @@ cvars:
                    the rings could serve (node-shared window memory)
         generic  - always the generic active-message path
 
+    - name        : MPIR_CVAR_NOTIFY_UCX_STRAY_MSGS
+      category    : NOTIFY
+      type        : int
+      default     : 0
+      class       : none
+      verbosity   : MPI_T_VERBOSITY_MPIDEV_DETAIL
+      scope       : MPI_T_SCOPE_LOCAL
+      description : >-
+        For testing: N > 0 sends, before every N-th notified access on the
+        ucx-am path, a stray message that names no window, as a corrupt or
+        late one would.  Targets must count and drop it.
+
 === END_MPI_T_CVAR_INFO_BLOCK ===
 */
 
@@ -216,9 +228,9 @@ static void send_done(void *request, ucs_status_t status, void *user_data)
     ucp_request_free(request);
 }
 
-/* send s->hdr (and bytes at buf) to rank of win; s is freed when done.
- * A window-counted send (s->win) holds the window until UCX completes it. */
-static int send_msg(MPIR_Win * win, int rank, send_t * s, const void *buf, size_t bytes)
+/* hand s->hdr (and bytes at buf) to UCX for rank of win; s is freed when
+ * done */
+static int post_msg(MPIR_Win * win, int rank, send_t * s, const void *buf, size_t bytes)
 {
     int mpi_errno = MPI_SUCCESS;
     int vni = MPIDI_UCX_get_win_vni(win);
@@ -229,7 +241,25 @@ static int send_msg(MPIR_Win * win, int rank, send_t * s, const void *buf, size_
         .user_data = s,
         .datatype = ucp_dt_make_contig(1),
     };
+    ucs_status_ptr_t r = ucp_am_send_nbx(MPIDI_UCX_WIN_TO_EP(win, rank, vni), AM_ID, &s->hdr,
+                                         sizeof(s->hdr), buf, bytes, &param);
+    if (r == NULL) {
+        finish_send(s);
+    } else if (UCS_PTR_IS_ERR(r)) {
+        if (s->win)
+            MPIDI_UCX_WIN(win).notify->inflight--;
+        free_send(s);
+        MPIDI_UCX_CHK_STATUS(UCS_PTR_STATUS(r));
+    }
+  fn_fail:
+    return mpi_errno;
+}
 
+/* send s->hdr (and bytes at buf) to rank of win, with a deferred answer
+ * riding along; s is freed when done.  A window-counted send (s->win) holds
+ * the window until UCX completes it. */
+static int send_msg(MPIR_Win * win, int rank, send_t * s, const void *buf, size_t bytes)
+{
     MPIDI_UCX_notify_win_t *nw = MPIDI_UCX_WIN(win).notify;
     if (nw->at_once[rank] && s->hdr.kind != MSG_GET_RESP && s->hdr.kind != MSG_FLUSH_ACK) {
         /* a message that could have carried the answer sent at once: the
@@ -246,16 +276,22 @@ static int send_msg(MPIR_Win * win, int rank, send_t * s, const void *buf, size_
     }
     if (s->win)
         nw->inflight++;
-    ucs_status_ptr_t r = ucp_am_send_nbx(MPIDI_UCX_WIN_TO_EP(win, rank, vni), AM_ID, &s->hdr,
-                                         sizeof(s->hdr), buf, bytes, &param);
-    if (r == NULL) {
-        finish_send(s);
-    } else if (UCS_PTR_IS_ERR(r)) {
-        if (s->win)
-            nw->inflight--;
-        free_send(s);
-        MPIDI_UCX_CHK_STATUS(UCS_PTR_STATUS(r));
-    }
+    return post_msg(win, rank, s, buf, bytes);
+}
+
+/* MPIR_CVAR_NOTIFY_UCX_STRAY_MSGS: a header-only message naming no window
+ * (MPIDIG window ids are never all ones) */
+static int maybe_stray(MPIR_Win * win, int target)
+{
+    static unsigned long naccess;
+    int mpi_errno = MPI_SUCCESS;
+    if (++naccess % MPIR_CVAR_NOTIFY_UCX_STRAY_MSGS)
+        goto fn_exit;
+    send_t *s = new_send(win, MSG_FLUSH_ACK, win->comm_ptr->rank);
+    MPIR_ERR_CHKANDJUMP1(!s, mpi_errno, MPI_ERR_NO_MEM, "**nomem", "**nomem %s", "notify");
+    s->hdr.win_id = UINT64_MAX;
+    mpi_errno = post_msg(win, target, s, NULL, 0);
+  fn_exit:
   fn_fail:
     return mpi_errno;
 }
@@ -521,6 +557,21 @@ static ucs_status_t take_payload(MPIR_Win * win, const hdr_t * h, void *data, si
     return UCS_INPROGRESS;
 }
 
+static unsigned long dropped;   /* messages that named no window here */
+
+static ucs_status_t drop(const hdr_t * h, size_t header_length)
+{
+    dropped++;
+    /* the 1st, 2nd, 4th, 8th ... */
+    if (MPIR_CVAR_NOTIFY_VERBOSE && (dropped & (dropped - 1)) == 0)
+        fprintf(stderr, "notify: dropped UCX message (%zu-byte header, window id %#llx, "
+                "origin %d, kind %u: no such window here); %lu dropped so far\n", header_length,
+                h ? (unsigned long long) h->win_id : 0ULL, h ? h->src : -1, h ? h->kind : 0U,
+                dropped);
+    /* UCX releases the data, also a rendezvous's, when UCS_OK is returned */
+    return UCS_OK;
+}
+
 /* every notify message arrives here (ucp_worker_progress, under the lock
  * that protects progress) */
 static ucs_status_t am_recv(void *arg, const void *header, size_t header_length, void *data,
@@ -529,16 +580,21 @@ static ucs_status_t am_recv(void *arg, const void *header, size_t header_length,
     hdr_t h;
     int e = MPI_SUCCESS;
 
-    MPIR_Assert(header_length == sizeof(h));
+    if (unlikely(header_length != sizeof(h)))
+        return drop(NULL, header_length);
     memcpy(&h, header, sizeof(h));      /* no alignment promised */
     if (h.kind == MSG_GET_RESP) {
         get_t *g = (get_t *) (uintptr_t) h.cookie;
         return take_payload(g->win, &h, data, length, param, g->buf, g);
     }
+    /* A window exists at every member from its creation until its free, and
+     * no message of it is in flight outside that span (flush before free):
+     * a message for no window here is corrupt or late, dropped and counted
+     * as the libfabric path drops such CQ words. */
     MPIR_Win *win = MPIDIU_map_lookup(MPIDI_global.win_map, h.win_id);
-    /* a window exists at every member from its creation until its free, and
-     * no message of it is in flight outside that span (flush before free) */
-    MPIR_Assert(win != MPIDIU_MAP_NOT_FOUND);
+    if (unlikely(win == MPIDIU_MAP_NOT_FOUND || h.src < 0 ||
+                 h.src >= win->comm_ptr->local_size || h.kind > MSG_FLUSH_ACK))
+        return drop(&h, header_length);
     MPIDI_UCX_notify_win_t *nw = state_of(win);
     if (!nw) {
         if (!deferred_errno)
@@ -561,8 +617,6 @@ static ucs_status_t am_recv(void *arg, const void *header, size_t header_length,
         case MSG_FLUSH_ACK:
             nw->acked[h.src] = MPL_MAX(nw->acked[h.src], h.count);
             break;
-        default:
-            MPIR_Assert(0);
     }
     if (e && !deferred_errno)
         deferred_errno = e;
@@ -634,6 +688,11 @@ int MPIDI_UCX_notify_access(void *origin_addr, int origin_count, MPI_Datatype or
 
     int vni = MPIDI_UCX_get_win_vni(win);
     MPID_THREAD_CS_ENTER(VCI, MPIDI_VCI(vni).lock);
+    if (unlikely(MPIR_CVAR_NOTIFY_UCX_STRAY_MSGS > 0) &&
+        (mpi_errno = maybe_stray(win, target_rank)) != MPI_SUCCESS) {
+        MPID_THREAD_CS_EXIT(VCI, MPIDI_VCI(vni).lock);
+        goto fn_fail;
+    }
     send_t *s = new_send(win, is_put ? MSG_PUT : MSG_GET, win->comm_ptr->rank);
     get_t *g = is_put ? NULL : MPL_malloc(sizeof(*g), MPL_MEM_RMA);
     if (!s || (!is_put && !g)) {
