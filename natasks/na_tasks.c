@@ -16,9 +16,12 @@
  *                                   never matches is a full round of
  *                                   progress (an MPI_Iprobe on a
  *                                   communicator of one process makes none)
- *   MPI_Finalize (PMPI wrapper)     stops the progress thread first: MPICH's
- *                                   MPI_Finalize takes no lock, so a poll
- *                                   still inside MPICH would race with it
+ *   at_finalize                     stops the progress thread first: the
+ *                                   delete callback of an attribute on
+ *                                   MPI_COMM_SELF, which MPI_Finalize runs
+ *                                   before anything else (MPI 4.0, 11.2.4),
+ *                                   so no PMPI wrapper stands in the way of
+ *                                   profilers and other tools
  *
  * No request is tested from here: completion is pushed by MPICH.
  */
@@ -147,9 +150,14 @@ static void poller_wake(void)
 
 /* Tasks must have completed before MPI_Finalize; a progress thread may still
  * be inside MPICH (the last completion function runs there), so it stops and
- * is joined before MPICH tears down. */
-int MPI_Finalize(void)
+ * is joined before MPICH tears down: MPI_Finalize deletes MPI_COMM_SELF's
+ * attributes first (patch 0018 makes MPICH 4.0.2 do it while its locks are
+ * still on), and this is the delete callback of one. */
+static int at_finalize(MPI_Comm comm, int keyval, void *value, void *extra)
 {
+    (void) comm;
+    (void) value;
+    (void) extra;
     pthread_mutex_lock(&init_mutex);
     if (initialized > 0) {
         if (polling == POLL_THREAD) {
@@ -165,7 +173,8 @@ int MPI_Finalize(void)
         initialized = 0;
     }
     pthread_mutex_unlock(&init_mutex);
-    return PMPI_Finalize();
+    MPI_Comm_free_keyval(&keyval);
+    return MPI_SUCCESS;
 }
 
 /* An error of this layer, given to MPI_COMM_WORLD's error handler.  A
@@ -220,7 +229,17 @@ static int init_once(void)
         MPI_Comm_free(&probe_comm);
         goto out;
     }
+    int keyval;
+    if ((err = MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, at_finalize, &keyval, NULL)) ||
+        (err = MPI_Comm_set_attr(MPI_COMM_SELF, keyval, NULL))) {
+        MPI_Cancel(&never);
+        MPI_Wait(&never, MPI_STATUS_IGNORE);
+        MPI_Comm_free(&probe_comm);
+        goto out;
+    }
     if (polling == POLL_THREAD && pthread_create(&poller, NULL, poll_thread, NULL) != 0) {
+        MPI_Comm_delete_attr(MPI_COMM_SELF, keyval);    /* runs at_finalize: initialized is 0 */
+        MPI_Comm_free_keyval(&keyval);
         MPI_Cancel(&never);
         MPI_Wait(&never, MPI_STATUS_IGNORE);
         MPI_Comm_free(&probe_comm);

@@ -17,6 +17,21 @@ static void expect(int rc, int cls, const char *word, const char *what)
         CHECK(strstr(msg, word) != NULL, "%s: message does not name '%s': %s", what, word, msg);
 }
 
+static int win_errs, comm_errs;
+static void win_handler(MPI_Win *w, int *code, ...)
+{
+    (void) w;
+    (void) code;
+    win_errs++;
+}
+
+static void comm_handler(MPI_Comm *c, int *code, ...)
+{
+    (void) c;
+    (void) code;
+    comm_errs++;
+}
+
 int main(int argc, char **argv)
 {
     int *buf, v = 1, rc;
@@ -87,13 +102,49 @@ int main(int argc, char **argv)
         expect(rc, cls_put, NULL, "put_notify negative displacement (as MPI_Put)");
         CHECK(cls_put != MPI_SUCCESS, "MPI_Put accepted a negative displacement");
     }
-    /* request state */
+    /* a target range past the window, where the origin knows its size (its
+     * own window; every path): MPI_ERR_RMA_RANGE, nothing written */
+    {
+        int big[4] = { 5, 5, 5, 5 };
+        MPI_Aint last = 15;
+        rc = MPI_Put_notify(big, 2, MPI_INT, rank, last, 2, MPI_INT, win, 1);
+        expect(rc, MPI_ERR_RMA_RANGE, "window", "put_notify past the end of its own window");
+        rc = MPI_Get_notify(big, 1, MPI_INT, rank, 16, 1, MPI_INT, win, 1);
+        expect(rc, MPI_ERR_RMA_RANGE, NULL, "get_notify past the end of its own window");
+        rc = MPI_Accumulate_notify(big, 4, MPI_INT, rank, 13, 4, MPI_INT, MPI_SUM, win, 1);
+        expect(rc, MPI_ERR_RMA_RANGE, NULL, "accumulate_notify past the end of its own window");
+        /* the last word itself is in range */
+        MPI_OK(MPI_Put_notify(big, 1, MPI_INT, rank, last, 1, MPI_INT, win, 1));
+        MPI_OK(MPI_Win_flush(rank, win));
+        MPI_Request r;
+        MPI_OK(MPI_Notify_init(win, rank, 1, 1, &r));
+        MPI_OK(MPI_Start(&r));
+        MPI_OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
+        MPI_OK(MPI_Request_free(&r));
+        int flag = 1;
+        MPI_OK(MPIX_Notify_iprobe(win, rank, 1, &flag, MPI_STATUS_IGNORE));
+        CHECK(!flag, "a refused out-of-range access notified");
+    }
+    /* request state; its errors go to the window's handler, not
+     * MPI_COMM_WORLD's (patch 0016) */
+    MPI_Errhandler weh, ceh;
+    MPI_OK(MPI_Win_create_errhandler(win_handler, &weh));
+    MPI_OK(MPI_Comm_create_errhandler(comm_handler, &ceh));
+    MPI_OK(MPI_Win_set_errhandler(win, weh));
+    MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, ceh));
     MPI_OK(MPI_Notify_init(win, peer, 3, 1, &req));
     rc = MPI_Cancel(&req);
     expect(rc, MPI_ERR_REQUEST, NULL, "cancel of an inactive request");
     MPI_OK(MPI_Start(&req));
     rc = MPI_Start(&req);
     expect(rc, MPI_ERR_REQUEST, NULL, "start of an active request");
+    CHECK(win_errs == 2 && comm_errs == 0,
+          "errors of MPI_Cancel and MPI_Start on a notification request: %d to the window's "
+          "handler, %d to MPI_COMM_WORLD's; want 2 and 0", win_errs, comm_errs);
+    MPI_OK(MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN));
+    MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+    MPI_OK(MPI_Errhandler_free(&weh));
+    MPI_OK(MPI_Errhandler_free(&ceh));
     MPI_OK(MPI_Win_unlock_all(win));
 
     /* freeing the window while notification requests exist */

@@ -92,6 +92,51 @@ MPL_STATIC_INLINE_PREFIX int check_access(MPIR_Win * win, MPI_Aint src_count, MP
     return mpi_errno;
 }
 
+/* A target range outside the target's window is MPI_ERR_RMA_RANGE where
+ * this process knows that window's size: its own, or a node-local target's
+ * segment of a shared-memory window (the ring path copies straight into
+ * it).  Elsewhere only the target could tell. */
+MPL_STATIC_INLINE_PREFIX int check_range(MPIR_Win * win, int target_rank, MPI_Aint target_disp,
+                                         MPI_Aint target_count, MPI_Datatype target_datatype)
+{
+    int mpi_errno = MPI_SUCCESS;
+    MPI_Aint size;
+    int disp_unit;
+
+    if (target_count == 0 || win->create_flavor == MPI_WIN_FLAVOR_DYNAMIC)
+        goto fn_exit;
+    if (target_rank == win->comm_ptr->rank) {
+        size = win->size;
+        disp_unit = win->disp_unit;
+    } else {
+        MPIDIG_win_shared_info_t *t = MPIDIG_WIN(win, shared_table);
+        int local = t && win->comm_ptr->intranode_table ?
+            win->comm_ptr->intranode_table[target_rank] : -1;
+        if (local < 0)
+            goto fn_exit;
+        size = t[local].size;
+        disp_unit = t[local].disp_unit;
+    }
+    MPI_Aint extent, true_lb = 0, true_extent;
+    MPIR_Datatype_get_extent_macro(target_datatype, extent);
+    true_extent = extent;
+    if (!HANDLE_IS_BUILTIN(target_datatype)) {
+        MPIR_Datatype *dt;
+        MPIR_Datatype_get_ptr(target_datatype, dt);
+        true_lb = dt->true_lb;
+        true_extent = dt->true_ub - dt->true_lb;
+    }
+    MPI_Aint first = target_disp * disp_unit + true_lb;
+    MPI_Aint end = first + (target_count - 1) * extent + true_extent;
+    if (unlikely(first < 0 || end > size))
+        MPIR_ERR_SETANDJUMP3(mpi_errno, MPI_ERR_RMA_RANGE, "**notifyrange",
+                             "**notifyrange %d %L %L", target_rank, (long long) end,
+                             (long long) size);
+  fn_exit:
+  fn_fail:
+    return mpi_errno;
+}
+
 /* to the shm module for a node-local target, else to the netmod, as
  * MPID_Put and MPID_Get do (ch4_rma.h); req: NULL, or the request of
  * MPI_Rput_notify / MPI_Rget_notify */
@@ -136,6 +181,8 @@ MPL_STATIC_INLINE_PREFIX int put_get(void *origin_addr, MPI_Aint origin_count,
                      target_rank, tag, "put origin") :
         check_access(win, target_count, target_datatype, origin_count, origin_datatype,
                      target_rank, tag, "get target");
+    if (mpi_errno == MPI_SUCCESS)
+        mpi_errno = check_range(win, target_rank, target_disp, target_count, target_datatype);
     if (mpi_errno == MPI_SUCCESS)
         mpi_errno = dispatch(origin_addr, (int) origin_count, origin_datatype, target_rank,
                              target_disp, (int) target_count, target_datatype, win, tag, is_put,
@@ -200,6 +247,8 @@ int MPID_Accumulate_notify(const MPIR_Notify_acc_t * acc, MPIR_Win * win, int ta
     mpi_errno = check_access(win, sends ? a.origin_count : 0, a.origin_datatype,
                              a.target_count, a.target_datatype, a.target_rank, tag,
                              "accumulate origin");
+    MPIR_ERR_CHECK(mpi_errno);
+    mpi_errno = check_range(win, a.target_rank, a.target_disp, a.target_count, a.target_datatype);
     MPIR_ERR_CHECK(mpi_errno);
     MPIDI_Datatype_check_size(a.target_datatype, a.target_count, a.bytes);
     origin_bytes = 0;
