@@ -9,6 +9,12 @@ extra_flags += '--with-custom-version-string=Notified Access $(NA_VERSION)'
 # took 45 of the build's minutes on 2 cores (yaksa matters for GPU buffers,
 # which Debian's build does not support).
 extra_flags += --with-datatype-engine=dataloop
+# 20-bit context ids where the device is ch4:ofi, as in this project's own
+# build: each window holds a communicator, and 16 bits stop a process at
+# 2,045 of them (doc/design.md, "How many windows"); ch4:ucx's tag has 16.
+ifneq (,$(findstring ch4:ofi,$(DEVICE)))
+extra_flags += --enable-extended-context-bits
+endif
 
 NA_MA := $(DEB_HOST_MULTIARCH)
 NA_TMP := $(CURDIR)/debian/tmp

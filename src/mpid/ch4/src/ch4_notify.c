@@ -95,46 +95,56 @@ MPL_STATIC_INLINE_PREFIX int check_access(MPIR_Win * win, MPI_Aint src_count, MP
 /* A target range outside the target's window is MPI_ERR_RMA_RANGE where
  * this process knows that window's size: its own, or a node-local target's
  * segment of a shared-memory window (the ring path copies straight into
- * it).  Elsewhere only the target could tell. */
+ * it).  Elsewhere only the target could tell.  Inline for predefined
+ * datatypes (about 15 instructions on a notified put); the rest out of line. */
+static int range_error(int target_rank, MPI_Aint end, MPI_Aint size)
+{
+    int mpi_errno = MPI_SUCCESS;
+    MPIR_ERR_SETANDJUMP3(mpi_errno, MPI_ERR_RMA_RANGE, "**notifyrange", "**notifyrange %d %L %L",
+                         target_rank, (long long) end, (long long) size);
+  fn_fail:
+    return mpi_errno;
+}
+
+static int check_range_derived(int target_rank, MPI_Aint first, MPI_Aint target_count,
+                               MPI_Datatype target_datatype, MPI_Aint size)
+{
+    MPI_Aint extent;
+    MPIR_Datatype *dt;
+    MPIR_Datatype_get_extent_macro(target_datatype, extent);
+    MPIR_Datatype_get_ptr(target_datatype, dt);
+    first += dt->true_lb;
+    MPI_Aint end = first + (target_count - 1) * extent + (dt->true_ub - dt->true_lb);
+    return first < 0 || end > size ? range_error(target_rank, end, size) : MPI_SUCCESS;
+}
+
 MPL_STATIC_INLINE_PREFIX int check_range(MPIR_Win * win, int target_rank, MPI_Aint target_disp,
                                          MPI_Aint target_count, MPI_Datatype target_datatype)
 {
-    int mpi_errno = MPI_SUCCESS;
     MPI_Aint size;
     int disp_unit;
+    const MPIDIG_win_shared_info_t *t;
+    const int *local;
 
-    if (target_count == 0 || win->create_flavor == MPI_WIN_FLAVOR_DYNAMIC)
-        goto fn_exit;
     if (target_rank == win->comm_ptr->rank) {
+        if (win->create_flavor == MPI_WIN_FLAVOR_DYNAMIC)
+            return MPI_SUCCESS;
         size = win->size;
         disp_unit = win->disp_unit;
+    } else if ((t = MPIDIG_WIN(win, shared_table)) && (local = win->comm_ptr->intranode_table) &&
+               local[target_rank] >= 0) {
+        size = t[local[target_rank]].size;
+        disp_unit = t[local[target_rank]].disp_unit;
     } else {
-        MPIDIG_win_shared_info_t *t = MPIDIG_WIN(win, shared_table);
-        int local = t && win->comm_ptr->intranode_table ?
-            win->comm_ptr->intranode_table[target_rank] : -1;
-        if (local < 0)
-            goto fn_exit;
-        size = t[local].size;
-        disp_unit = t[local].disp_unit;
+        return MPI_SUCCESS;
     }
-    MPI_Aint extent, true_lb = 0, true_extent;
-    MPIR_Datatype_get_extent_macro(target_datatype, extent);
-    true_extent = extent;
-    if (!HANDLE_IS_BUILTIN(target_datatype)) {
-        MPIR_Datatype *dt;
-        MPIR_Datatype_get_ptr(target_datatype, dt);
-        true_lb = dt->true_lb;
-        true_extent = dt->true_ub - dt->true_lb;
-    }
-    MPI_Aint first = target_disp * disp_unit + true_lb;
-    MPI_Aint end = first + (target_count - 1) * extent + true_extent;
-    if (unlikely(first < 0 || end > size))
-        MPIR_ERR_SETANDJUMP3(mpi_errno, MPI_ERR_RMA_RANGE, "**notifyrange",
-                             "**notifyrange %d %L %L", target_rank, (long long) end,
-                             (long long) size);
-  fn_exit:
-  fn_fail:
-    return mpi_errno;
+    MPI_Aint first = target_disp * disp_unit;
+    if (unlikely(!HANDLE_IS_BUILTIN(target_datatype)))
+        return target_count ? check_range_derived(target_rank, first, target_count,
+                                                  target_datatype, size) : MPI_SUCCESS;
+    MPI_Aint end = first + target_count * MPIR_Datatype_get_basic_size(target_datatype);
+    return unlikely(end > size && target_count) ? range_error(target_rank, end, size) :
+        MPI_SUCCESS;
 }
 
 /* to the shm module for a node-local target, else to the netmod, as

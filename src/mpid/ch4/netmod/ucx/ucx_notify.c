@@ -279,22 +279,6 @@ static int send_msg(MPIR_Win * win, int rank, send_t * s, const void *buf, size_
     return post_msg(win, rank, s, buf, bytes);
 }
 
-/* MPIR_CVAR_NOTIFY_UCX_STRAY_MSGS: a header-only message naming no window
- * (MPIDIG window ids are never all ones) */
-static int maybe_stray(MPIR_Win * win, int target)
-{
-    static unsigned long naccess;
-    int mpi_errno = MPI_SUCCESS;
-    if (++naccess % MPIR_CVAR_NOTIFY_UCX_STRAY_MSGS)
-        goto fn_exit;
-    send_t *s = new_send(win, MSG_FLUSH_ACK, win->comm_ptr->rank);
-    MPIR_ERR_CHKANDJUMP1(!s, mpi_errno, MPI_ERR_NO_MEM, "**nomem", "**nomem %s", "notify");
-    s->hdr.win_id = UINT64_MAX;
-    mpi_errno = post_msg(win, target, s, NULL, 0);
-  fn_exit:
-  fn_fail:
-    return mpi_errno;
-}
 
 static send_t *new_send(MPIR_Win * win, int kind, int src)
 {
@@ -311,6 +295,23 @@ static send_t *new_send(MPIR_Win * win, int kind, int src)
         s->hdr.src = src;
     }
     return s;
+}
+
+/* MPIR_CVAR_NOTIFY_UCX_STRAY_MSGS: a header-only message naming no window
+ * (MPIDIG window ids are never all ones) */
+static int maybe_stray(MPIR_Win * win, int target)
+{
+    static unsigned long naccess;
+    int mpi_errno = MPI_SUCCESS;
+    if (++naccess % MPIR_CVAR_NOTIFY_UCX_STRAY_MSGS)
+        goto fn_exit;
+    send_t *s = new_send(win, MSG_FLUSH_ACK, win->comm_ptr->rank);
+    MPIR_ERR_CHKANDJUMP1(!s, mpi_errno, MPI_ERR_NO_MEM, "**nomem", "**nomem %s", "notify");
+    s->hdr.win_id = UINT64_MAX;
+    mpi_errno = post_msg(win, target, s, NULL, 0);
+  fn_exit:
+  fn_fail:
+    return mpi_errno;
 }
 
 static void state_free(MPIDI_UCX_notify_win_t * nw)
