@@ -22,6 +22,7 @@ int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
 
+    EXPECT(MPI_ERR_REQUEST, "Invalid MPI_Request");
     EXPECT(MPIX_ERR_PROC_FAILED, "Process failed");
     EXPECT(MPIX_ERR_PROC_FAILED_PENDING, "pending due to failure");
     EXPECT(MPIX_ERR_REVOKED, "revoked");
@@ -37,6 +38,23 @@ int main(int argc, char **argv)
     EXPECT(MPI_T_ERR_INVALID_HANDLE, "handle");
     EXPECT(MPI_T_ERR_CVAR_SET_NEVER, "control variable");
     EXPECT(MPI_T_ERR_NOT_SUPPORTED, "not supported");
+
+    /* every class mpi.h defines reads as itself: no "Unknown error class",
+     * no two with the same text (54 and 79-100 are no class) */
+    {
+        static char text[128][MPI_MAX_ERROR_STRING];
+        for (int c = 1; c <= MPIX_ERR_INVALID_NOTIFICATION; c++) {
+            int len;
+            if (c == 54 || (c > MPI_T_ERR_NOT_SUPPORTED && c <= MPICH_ERR_FIRST_MPIX))
+                continue;
+            MPI_OK(MPI_Error_string(c, text[c], &len));
+            CHECK(strstr(text[c], "Unknown error class") == NULL && len > 0, "class %d: \"%s\"", c,
+                  text[c]);
+            for (int d = 1; d < c; d++)
+                CHECK(strcmp(text[c], text[d]) != 0, "classes %d and %d both read \"%s\"", d, c,
+                      text[c]);
+        }
+    }
 
     /* an error of our own calls: class and text */
     MPI_Win win;

@@ -167,8 +167,11 @@ int MPIR_Notify_on_complete_impl(MPIR_Request * req, MPIX_Request_complete_funct
 
     /* A handle already freed names an object back in MPICH's pool, whose
      * reference count is zero until it is handed out again; one handed over
-     * before is MPICH's to free.  Either would be freed twice. */
-    MPIR_ERR_CHKANDJUMP(MPIR_Object_get_ref(req) <= 0 || handed_over_already(req), mpi_errno,
+     * before is MPICH's to free.  Either would be freed twice.  (Not the
+     * builtin requests of operations complete at once, MPI_PROC_NULL's:
+     * shared by all of them and never freed.) */
+    MPIR_ERR_CHKANDJUMP(!HANDLE_IS_BUILTIN(req->handle) &&
+                        (MPIR_Object_get_ref(req) <= 0 || handed_over_already(req)), mpi_errno,
                         MPI_ERR_REQUEST, "**notifycbfreed");
     /* checked also without error checking: the kind decides what req is */
     MPIR_ERR_CHKANDJUMP(req->kind != MPIR_REQUEST_KIND__NOTIFY &&

@@ -143,8 +143,8 @@ MPL_STATIC_INLINE_PREFIX int check_range(MPIR_Win * win, int target_rank, MPI_Ai
         return target_count ? check_range_derived(target_rank, first, target_count,
                                                   target_datatype, size) : MPI_SUCCESS;
     MPI_Aint end = first + target_count * MPIR_Datatype_get_basic_size(target_datatype);
-    return unlikely(end > size && target_count) ? range_error(target_rank, end, size) :
-        MPI_SUCCESS;
+    return unlikely((end > size || first < 0) && target_count) ?
+        range_error(target_rank, end, size) : MPI_SUCCESS;
 }
 
 /* to the shm module for a node-local target, else to the netmod, as
