@@ -199,8 +199,11 @@ int main(int argc, char **argv)
     {
         MPI_Request req, copy;
         int rc, x = rank, y = -1;
-        MPI_OK(MPI_Ibarrier(MPI_COMM_SELF, &req));
+        /* a receive posted before its message: a request of its own
+         * (not one of the builtin ones), freed by MPI_Wait */
+        MPI_OK(MPI_Irecv(&y, 1, MPI_INT, 0, 8, MPI_COMM_SELF, &req));
         copy = req;
+        MPI_OK(MPI_Send(&x, 1, MPI_INT, 0, 8, MPI_COMM_SELF));
         MPI_OK(MPI_Wait(&req, MPI_STATUS_IGNORE));
         rc = MPIX_Request_on_complete(copy, on_done, NULL);
         CHECK(class_of(rc) == MPI_ERR_REQUEST, "on a freed request: class %d, want %d",
