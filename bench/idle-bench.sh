@@ -17,7 +17,10 @@ set -euo pipefail
 TOP=${TOP:-$(cd "$(dirname "$0")/.." && pwd)}
 PREFIX=${PREFIX:-$TOP/_install}
 BUILD=${BUILD_DIR:-$TOP/_build}
-STOCK=$BUILD/install-stock
+# IDLE_STOCK: the stock build to compare with; for ch4:ucx,
+# PREFIX=_build/install-ucx IDLE_STOCK=_build/install-stock-ucx (built by
+# NA_VARIANT=stock-ucx MPICH_DEVICE=ch4:ucx PREFIX=... scripts/build-mpich.sh)
+STOCK=${IDLE_STOCK:-$BUILD/install-stock}
 COUNTS=${IDLE_COUNTS:-0,10,100,1000,2000}
 BIG=${IDLE_BIG-10000}
 OURS_COUNTS=$COUNTS${BIG:+,$BIG}
@@ -39,6 +42,8 @@ done
 run() {   # build ranks transport args...
     local b=$1 n=$2 tr=$3; shift 3
     local p=$PREFIX env=(FI_PROVIDER="tcp;ofi_rxm")
+    # ch4:ucx over tcp (ch4:ofi ignores it)
+    [ "$tr" = tcp ] && env+=(UCX_TLS=tcp,self)
     [ "$b" = stock ] && p=$STOCK
     [ "$tr" = tcp ] && env+=(MPIR_CVAR_NOLOCAL=1)
     echo "## $b, $n ranks, $tr: idle_windows $*"

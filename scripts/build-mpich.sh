@@ -19,9 +19,11 @@ EXTRA_CONFIGURE=${MPICH_EXTRA_CONFIGURE:-}
 NA_VERSION=${NA_VERSION:-0.1.0}
 # A variant (ucx, asan) builds the same source tree into its own object
 # directory and prefix, so the main build stays incremental beside it.
-# The "stock" variant builds the pristine source, without patches/ or the
-# overlay, with the same configure options: the baseline that standard MPI
-# calls must not get slower than (bench/stock-instr.sh).
+# The "stock" variants (stock; stock-ucx with MPICH_DEVICE=ch4:ucx) build
+# the pristine source, without patches/ or the overlay, with the same
+# configure options (16-bit context ids, as Debian's): the baseline that
+# standard MPI calls must not get slower than (bench/stock-instr.sh,
+# bench/idle-bench.sh).
 VARIANT=${NA_VARIANT:-}
 JOBS=${JOBS:-$(nproc)}
 
@@ -33,7 +35,8 @@ TARBALL_SHA256=b27039f964afeb6b8a3e009c56b441cbe368c26d6d6476ad3bb7190996875860
 LOGS=$BUILD/logs
 ORIG=$BUILD/mpich-orig      # pristine unpacked upstream source, never modified
 SRC=$BUILD/mpich-src        # patched + overlaid source that autogen/make see
-[ "$VARIANT" = stock ] && SRC=$ORIG
+is_stock() { case "$VARIANT" in stock | stock-*) return 0 ;; esac; return 1; }
+is_stock && SRC=$ORIG
 OBJ=$BUILD/mpich-obj${VARIANT:+-$VARIANT}   # out-of-tree MPICH build directory
 STAMPS=$BUILD/stamps
 mkdir -p "$LOGS" "$STAMPS"
@@ -188,7 +191,7 @@ autogen() {
 
 configure_mpich() {
     local cc=gcc version="Notified Access $NA_VERSION"
-    [ "$VARIANT" = stock ] && version="stock, for comparison"
+    is_stock && version="stock, for comparison"
     command -v ccache >/dev/null && cc="ccache gcc"
     local args=(--prefix="$PREFIX" --with-device="$DEVICE"
         --with-hwloc=/usr --with-datatype-engine=dataloop
@@ -202,7 +205,7 @@ configure_mpich() {
     # 16 bits stop a process at 2,045 of them (doc/design.md, "How many
     # windows").  ch4:ofi's match bits already carry 20; ch4:ucx's tag has 16.
     case "$VARIANT:$DEVICE" in
-        stock:*) ;;
+        stock*:*) ;;
         *:ch4:ofi*) args+=(--enable-extended-context-bits) ;;
     esac
     case "$VARIANT" in
@@ -215,7 +218,7 @@ configure_mpich() {
     local id; id=$(printf '%s\n' "$cc" "${args[@]}" | sha256sum | cut -d' ' -f1)
     local stamp=$STAMPS/configure${VARIANT:+-$VARIANT}
     # configure reruns when its arguments change or autogen has run since
-    local want; want="$id $([ "$VARIANT" = stock ] || cat "$STAMPS/autogen")"
+    local want; want="$id $(is_stock || cat "$STAMPS/autogen")"
     if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] && [ -f "$OBJ/Makefile" ]; then
         return
     fi
@@ -247,19 +250,19 @@ install_natasks() {
 
 fetch_tarball
 unpack
-if [ "$VARIANT" != stock ]; then
+if ! is_stock; then
     sync_tree
     autogen
 fi
 configure_mpich
 make_install
-if [ "$VARIANT" != stock ]; then
+if ! is_stock; then
     # man pages of the new calls, from their one source (doc/man/*.md)
     python3 "$TOP/scripts/md2man.py" "$PREFIX/share/man" "$TOP"/doc/man/*.md ||
         die "man pages: scripts/md2man.py failed"
     install_natasks
 fi
-if [ "$VARIANT" = stock ]; then
+if is_stock; then
     say "stock MPICH $MPICH_VERSION ($DEVICE) installed in $PREFIX"
 else
     say "patched MPICH $MPICH_VERSION ($DEVICE) with Notified Access $NA_VERSION installed in $PREFIX"
