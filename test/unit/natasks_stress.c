@@ -28,10 +28,11 @@
  *     completes with a function set, is due at the next round (NA_Task_istart
  *     starts the request before it sets the function);
  *   - MPI_Cancel + MPI_Wait of the probe receive, MPI_Comm_free of its
- *     communicator; PMPI_Finalize (na_tasks.c defines the MPI_Finalize
- *     wrapper) takes no lock, as MPICH's, and marks MPI finalized without
- *     it: an MPI call still running in the progress thread is a data race
- *     for ThreadSanitizer, one after it an error.
+ *     communicator; attributes on MPI_COMM_SELF (one keyval); MPI_Finalize
+ *     first calls their delete callbacks, outside the lock (MPICH with
+ *     patch 0018), then, taking no lock, as MPICH's, marks MPI finalized:
+ *     an MPI call still running in the progress thread is a data race for
+ *     ThreadSanitizer, one after it an error.
  *
  * omp.h of GCC gives only omp_event_handle_t (no -fopenmp: the polling task
  * of NA_TASKS_POLLING=task is compiled out, so the progress thread, the
@@ -52,10 +53,10 @@
  * registered; random pauses between waits; and waits taken one at a time
  * after the progress thread went to sleep (or while it is going to), which
  * count its sleep/wake cycles.  A wait not fulfilled within 30 s is a lost
- * wake-up.  At the end the test calls MPI_Finalize (na_tasks.c's PMPI
- * wrapper): it must stop and join the progress thread, cancel and wait its
- * probe receive, free the communicator, and only then call PMPI_Finalize,
- * once.
+ * wake-up.  At the end the test calls MPI_Finalize: the delete callback of
+ * na_tasks.c's MPI_COMM_SELF attribute must stop and join the progress
+ * thread, cancel and wait its probe receive and free the communicator
+ * before MPI is torn down, once.
  *
  * Build (test/run-suite.sh style):
  *   cc -std=gnu11 -O1 -g -Wall -fsanitize=thread -pthread \
@@ -212,10 +213,10 @@ static MPI_Comm dup_comm = MPI_COMM_NULL;       /* the one MPI_Comm_dup made */
 static int comm_freed;
 static struct mock_request *never_req;  /* the probe receive, until MPI_Wait */
 static int never_posted, never_waited, never_testing;
-static int mpi_finalized;       /* written by PMPI_Finalize WITHOUT the lock */
+static int mpi_finalized;       /* written by MPI_Finalize WITHOUT the lock */
 static atomic_int pmpi_finalize_calls;
 
-/* every MPI call (under g_lock) reads it: a call racing with PMPI_Finalize
+/* every MPI call (under g_lock) reads it: a call racing with MPI_Finalize
  * is a data race for ThreadSanitizer, a call after it an error */
 static void check_live(const char *call)
 {
@@ -651,21 +652,92 @@ int MPIX_Request_on_complete(MPI_Request request, MPIX_Request_complete_function
     return MPI_SUCCESS;
 }
 
-/* MPICH's MPI_Finalize, called by na_tasks.c's wrapper: no global lock (the
- * binding skips it); the layer's progress thread must have been joined and
+/* attributes: one keyval, on MPI_COMM_SELF only (what na_tasks.c uses) */
+static MPI_Comm_delete_attr_function *self_delete;
+static int keyval_live, keyval_freed, self_attr_set;
+
+int MPI_Comm_create_keyval(MPI_Comm_copy_attr_function * copy_fn,
+                           MPI_Comm_delete_attr_function * delete_fn, int *keyval,
+                           void *extra_state)
+{
+    (void) copy_fn;
+    (void) extra_state;
+    LOCK();
+    check_live("MPI_Comm_create_keyval");
+    if (keyval_live)
+        die("MPI_Comm_create_keyval: a second keyval");
+    keyval_live = 1;
+    self_delete = delete_fn;
+    *keyval = 7;
+    UNLOCK();
+    return MPI_SUCCESS;
+}
+
+int MPI_Comm_free_keyval(int *keyval)
+{
+    LOCK();
+    check_live("MPI_Comm_free_keyval");
+    if (*keyval != 7 || keyval_freed)
+        die("MPI_Comm_free_keyval: keyval %d, freed before: %d", *keyval, keyval_freed);
+    keyval_freed = 1;
+    *keyval = -1;
+    UNLOCK();
+    return MPI_SUCCESS;
+}
+
+int MPI_Comm_set_attr(MPI_Comm comm, int keyval, void *value)
+{
+    (void) value;
+    LOCK();
+    check_live("MPI_Comm_set_attr");
+    if (comm != MPI_COMM_SELF || keyval != 7 || self_attr_set)
+        die("MPI_Comm_set_attr: comm %d, keyval %d, set before: %d", comm, keyval,
+            self_attr_set);
+    self_attr_set = 1;
+    UNLOCK();
+    return MPI_SUCCESS;
+}
+
+/* MPICH calls the delete callback with its lock released */
+static void delete_self_attr(void)
+{
+    LOCK();
+    int set = self_attr_set;
+    self_attr_set = 0;
+    UNLOCK();
+    if (set && self_delete)
+        self_delete(MPI_COMM_SELF, 7, NULL, NULL);
+}
+
+int MPI_Comm_delete_attr(MPI_Comm comm, int keyval)
+{
+    LOCK();
+    check_live("MPI_Comm_delete_attr");
+    if (comm != MPI_COMM_SELF || keyval != 7)
+        die("MPI_Comm_delete_attr: comm %d, keyval %d", comm, keyval);
+    UNLOCK();
+    delete_self_attr();
+    return MPI_SUCCESS;
+}
+
+/* MPICH's MPI_Finalize: MPI_COMM_SELF's attributes first, while MPI is
+ * whole (patch 0018), then teardown without the global lock (the binding
+ * skips it); by then the layer's progress thread must have been joined and
  * its probe receive and communicator released */
-int PMPI_Finalize(void)
+int MPI_Finalize(void)
 {
     if (atomic_fetch_add(&pmpi_finalize_calls, 1))
-        die("PMPI_Finalize called twice");
+        die("MPI_Finalize called twice");
+    delete_self_attr();
     if (atomic_load(&poller_started) &&
         !(atomic_load(&poller_joined) && atomic_load(&poller_exited)))
-        die("PMPI_Finalize with the progress thread not stopped and joined");
+        die("MPI_Finalize: the progress thread not stopped and joined by the attribute's "
+            "delete callback");
     LOCK();
     int bad = never_posted && (!never_waited || !comm_freed);
     UNLOCK();
     if (bad)
-        die("PMPI_Finalize with the probe receive or its communicator not released");
+        die("MPI_Finalize: the probe receive or its communicator not released");
     mpi_finalized = 1;          /* MPICH tears down: no lock */
     return MPI_SUCCESS;
 }
@@ -989,7 +1061,7 @@ static int run(const char *period)
     if (!atomic_load(&poller_joined) || !atomic_load(&poller_exited))
         die("the progress thread was not stopped and joined at finalize");
     if (atomic_load(&pmpi_finalize_calls) != 1)
-        die("MPI_Finalize called PMPI_Finalize %d times", atomic_load(&pmpi_finalize_calls));
+        die("MPI_Finalize ran %d times", atomic_load(&pmpi_finalize_calls));
     LOCK();
     int freed = comm_freed && never_waited;
     long rounds = progress_rounds, calls = fn_calls, arounds = app_rounds, maxr = max_in_round;

@@ -54,9 +54,19 @@ int MPI_Request_get_status(MPI_Request request, int *flag, MPI_Status * status);
 int MPI_Start(MPI_Request * request);
 int MPIX_Request_on_complete(MPI_Request request, MPIX_Request_complete_function * fn,
                              void *extra_state);
-/* na_tasks.c defines MPI_Finalize (a PMPI wrapper); the test defines
- * PMPI_Finalize */
+typedef int (MPI_Comm_copy_attr_function) (MPI_Comm comm, int keyval, void *extra_state,
+                                           void *value_in, void *value_out, int *flag);
+typedef int (MPI_Comm_delete_attr_function) (MPI_Comm comm, int keyval, void *value,
+                                             void *extra_state);
+#define MPI_COMM_NULL_COPY_FN ((MPI_Comm_copy_attr_function *) 0)
+int MPI_Comm_create_keyval(MPI_Comm_copy_attr_function * copy_fn,
+                           MPI_Comm_delete_attr_function * delete_fn, int *keyval,
+                           void *extra_state);
+int MPI_Comm_free_keyval(int *keyval);
+int MPI_Comm_set_attr(MPI_Comm comm, int keyval, void *value);
+int MPI_Comm_delete_attr(MPI_Comm comm, int keyval);
+/* the test's model of MPICH's, which deletes MPI_COMM_SELF's attributes
+ * first (patch 0018) */
 int MPI_Finalize(void);
-int PMPI_Finalize(void);
 
 #endif
