@@ -17,8 +17,22 @@
  *   pscw        MPI_Win_start/MPI_Put/MPI_Win_complete, MPI_Win_post/MPI_Win_wait
  *   fence       MPI_Put between two MPI_Win_fence
  *   put_flush_send  MPI_Put + MPI_Win_flush + zero-byte MPI_Send / MPI_Recv
- *   bound       MPI_Put + MPI_Win_flush, target polls the last byte (not a
- *               correct MPI program: a lower bound for what notification costs)
+ *   bound       MPI_Put + MPI_Win_flush; the target spins on the last byte
+ *               with MPI_Win_sync only (not a correct MPI program: the
+ *               lower bound of what notification costs where the origin
+ *               writes target memory itself; only when the window is in
+ *               memory both processes map, else left out with a message)
+ *   bound_progress  the same, the target driving progress in its spin loop
+ *               with MPI_Iprobe: the bound for paths whose puts need the
+ *               target's progress (the netmods)
+ *   flag_sync   the protocol a user writes by hand: MPI_Put + flush + MPI_Put
+ *               of a flag + flush; the target spins on the flag with
+ *               MPI_Win_sync (like bound, only in memory both map)
+ *   psendrecv   persistent send/recv: MPI_Send_init / MPI_Recv_init once
+ *               per size, MPI_Start + MPI_Wait per message
+ *   partitioned MPI-4 partitioned send/recv, one partition: MPI_Psend_init /
+ *               MPI_Precv_init once per size; the sender MPI_Start +
+ *               MPI_Pready + MPI_Wait, the receiver MPI_Start + MPI_Wait
  *   put_counter MPIX_Put_notify (counter 0) + MPI_Win_flush; target polls the
  *               counter with MPIX_Win_get_notify, then sets it back to 0
  *   get_counter the receiver reads with MPIX_Get_notify; the owner polls
@@ -50,16 +64,18 @@
 
 enum { SENDRECV, PUT_NOTIFY, GET_NOTIFY, PSCW, FENCE, PUT_FLUSH_SEND, BOUND, PUT_COUNTER,
     GET_COUNTER, PUT_ACC, PUT_FLAG, ACC_NOTIFY, ACC_FLUSH_SEND, FOP_NOTIFY, FOP_POLL, CACHELINE,
-    NMODES
+    BOUND_PROGRESS, FLAG_SYNC, PSENDRECV, PARTITIONED, NMODES
 };
 static const char *const mode_names[NMODES] = { "sendrecv", "put_notify", "get_notify", "pscw",
     "fence", "put_flush_send", "bound", "put_counter", "get_counter", "put_acc", "put_flag",
-    "acc_notify", "acc_flush_send", "fop_notify", "fop_poll", "cacheline"
+    "acc_notify", "acc_flush_send", "fop_notify", "fop_poll", "cacheline", "bound_progress",
+    "flag_sync", "psendrecv", "partitioned"
 };
 /* 1: the mode keeps the window in a lock_all epoch */
 static const int passive[NMODES] = {[PUT_NOTIFY] = 1,[GET_NOTIFY] = 1,[PUT_FLUSH_SEND] = 1,
     [BOUND] = 1,[PUT_COUNTER] = 1,[GET_COUNTER] = 1,[PUT_ACC] = 1,[PUT_FLAG] = 1,
-    [ACC_NOTIFY] = 1,[ACC_FLUSH_SEND] = 1,[FOP_NOTIFY] = 1,[FOP_POLL] = 1
+    [ACC_NOTIFY] = 1,[ACC_FLUSH_SEND] = 1,[FOP_NOTIFY] = 1,[FOP_POLL] = 1,[BOUND_PROGRESS] = 1,
+    [FLAG_SYNC] = 1
 };
 
 static int rank, peer;
@@ -73,6 +89,7 @@ static char *lbuf;              /* local source/destination */
 static MPI_Group peer_group;
 static MPI_Request nreq;        /* notify request for the peer, tag 1 */
 static _Atomic int *line;       /* cacheline: in memory both processes map */
+static MPI_Request preq[2];     /* psendrecv, partitioned: send, receive */
 
 /* wait until my counter 0 has counted one access, then reset it */
 static void wait_counter(void)
@@ -245,6 +262,7 @@ static void round_trip(int mode, int size, unsigned iter)
                     break;
                 }
             case BOUND:
+            case BOUND_PROGRESS:
                 if (sending) {
                     lbuf[size - 1] = mark;
                     MPI_Put(lbuf, size, MPI_BYTE, peer, 0, size, MPI_BYTE, win);
@@ -252,9 +270,37 @@ static void round_trip(int mode, int size, unsigned iter)
                 } else {
                     volatile char *last = wbuf + size - 1;
                     int flag;
-                    while (*last != mark)       /* Iprobe only drives progress */
-                        MPI_Iprobe(MPI_ANY_SOURCE, 99, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
+                    if (mode == BOUND)
+                        while (*last != mark)
+                            MPI_Win_sync(win);
+                    else        /* Iprobe only drives progress */
+                        while (*last != mark)
+                            MPI_Iprobe(MPI_ANY_SOURCE, 99, MPI_COMM_WORLD, &flag,
+                                       MPI_STATUS_IGNORE);
                 }
+                break;
+            case FLAG_SYNC:
+                if (sending) {
+                    const int64_t flag = (int64_t) iter + 1;
+                    MPI_Put(lbuf, size, MPI_BYTE, peer, 0, size, MPI_BYTE, win);
+                    MPI_Win_flush(peer, win);
+                    MPI_Put(&flag, 1, MPI_INT64_T, peer, flag_disp, 1, MPI_INT64_T, win);
+                    MPI_Win_flush(peer, win);
+                } else {
+                    volatile int64_t *flag = (volatile int64_t *) (wbuf + flag_disp);
+                    while (*flag != (int64_t) iter + 1)
+                        MPI_Win_sync(win);
+                }
+                break;
+            case PSENDRECV:
+                MPI_Start(&preq[!sending]);
+                MPI_Wait(&preq[!sending], MPI_STATUS_IGNORE);
+                break;
+            case PARTITIONED:
+                MPI_Start(&preq[!sending]);
+                if (sending)
+                    MPI_Pready(0, preq[0]);
+                MPI_Wait(&preq[!sending], MPI_STATUS_IGNORE);
                 break;
         }
     }
@@ -265,10 +311,17 @@ static void begin(int mode, int size)
 {
     /* bound: the polled byte must not hold a stale mark from earlier modes,
      * or a rank could run ahead and overwrite the mark its peer waits for */
-    if (mode == BOUND)
+    if (mode == BOUND || mode == BOUND_PROGRESS)
         wbuf[size - 1] = 0;
     if (mode == CACHELINE)
         atomic_store(line, 0);
+    if (mode == PSENDRECV) {
+        MPI_Send_init(lbuf, size, MPI_BYTE, peer, 2, MPI_COMM_WORLD, &preq[0]);
+        MPI_Recv_init(lbuf, size, MPI_BYTE, peer, 2, MPI_COMM_WORLD, &preq[1]);
+    } else if (mode == PARTITIONED) {
+        MPI_Psend_init(lbuf, 1, size, MPI_BYTE, peer, 3, MPI_COMM_WORLD, MPI_INFO_NULL, &preq[0]);
+        MPI_Precv_init(lbuf, 1, size, MPI_BYTE, peer, 3, MPI_COMM_WORLD, MPI_INFO_NULL, &preq[1]);
+    }
     if (passive[mode])
         MPI_Win_lock_all(0, win);
     else if (mode == FENCE)
@@ -277,6 +330,10 @@ static void begin(int mode, int size)
 
 static void end(int mode)
 {
+    if (mode == PSENDRECV || mode == PARTITIONED) {
+        MPI_Request_free(&preq[0]);
+        MPI_Request_free(&preq[1]);
+    }
     if (passive[mode])
         MPI_Win_unlock_all(win);
     else if (mode == FENCE)
@@ -296,7 +353,8 @@ int main(int argc, char **argv)
         {"-max", BU_INT, &max, "largest message in bytes, doubling from -min (1048576)"},
         {"-modes", BU_STRING, &modes, "comma-separated subset of sendrecv,put_notify,"
          "get_notify,pscw,fence,put_flush_send,bound,put_counter,get_counter,put_acc,"
-         "put_flag,acc_notify,acc_flush_send,fop_notify,fop_poll,cacheline (all)"},
+         "put_flag,acc_notify,acc_flush_send,fop_notify,fop_poll,cacheline,bound_progress,"
+         "flag_sync,psendrecv,partitioned (all)"},
         {"-csv", BU_STRING, &csv, "also write the results to this CSV file"},
     };
     int nranks;
@@ -356,6 +414,14 @@ int main(int argc, char **argv)
         if (rank == 0)
             printf("# cacheline left out: the two processes do not share a node\n");
         use[CACHELINE] = 0;
+    }
+    /* bound and flag_sync spin without progress: only where an MPI_Put is
+     * the origin's own store into memory both map (a shared node, shared
+     * memory not switched off), else their puts might wait for the target */
+    if ((use[BOUND] || use[FLAG_SYNC]) && !(nodesize == 2 && !bu_cvar_int("MPIR_CVAR_NOLOCAL"))) {
+        if (rank == 0)
+            printf("# bound, flag_sync left out: window memory not mapped by both processes\n");
+        use[BOUND] = use[FLAG_SYNC] = 0;
     }
     double *t[NMODES];
     for (int m = 0; m < NMODES; m++)
