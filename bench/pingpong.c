@@ -468,7 +468,7 @@ int main(int argc, char **argv)
             if (!use[mode])
                 continue;
             double ratio = use[PUT_NOTIFY] ? med[mode] / med[PUT_NOTIFY] : 0;
-            printf("%-15s %9d %10.2f %10.2f %10.2f %9.2f\n", mode_names[mode], size, med[mode],
+            printf("%-15s %9d %10.3f %10.3f %10.3f %9.2f\n", mode_names[mode], size, med[mode],
                    p10[mode], p90[mode], ratio);
             if (out)
                 fprintf(out, "%s,%d,%.3f,%.3f,%.3f,%.3f\n", mode_names[mode], size, med[mode],

@@ -27,6 +27,10 @@
 #include "uthash.h"
 #include "utlist.h"
 
+/* forced: MPL_STATIC_INLINE_PREFIX only forces inlining in builds configured
+ * with --enable-fast=alwaysinline, and these make up a notification's path */
+#define NOTIFY_INLINE ATTRIBUTE((always_inline)) static inline
+
 /*
 === BEGIN_MPI_T_CVAR_INFO_BLOCK ===
 
@@ -34,7 +38,7 @@ cvars:
     - name        : MPIR_CVAR_NOTIFY_PROGRESS_INTERVAL
       category    : NOTIFY
       type        : int
-      default     : 4
+      default     : 64
       class       : none
       verbosity   : MPI_T_VERBOSITY_USER_BASIC
       scope       : MPI_T_SCOPE_LOCAL
@@ -243,16 +247,23 @@ static inline uint64_t bucket_key(int src, int tag)
     return ((uint64_t) (uint32_t) src << 32) | (uint32_t) tag;
 }
 
-static MPIR_Notify_bucket_t *bucket_find(struct MPIR_Notify_win *nw, int src, int tag)
+static MPIR_Notify_bucket_t *bucket_lookup(struct MPIR_Notify_win *nw, uint64_t key)
 {
-    MPIR_Notify_bucket_t *b = nw->last_bucket;
-    uint64_t key = bucket_key(src, tag);
-    if (b && b->key == key)
-        return b;
+    MPIR_Notify_bucket_t *b;
     HASH_FIND(hh, nw->buckets, &key, sizeof(key), b);
     if (b)
         nw->last_bucket = b;
     return b;
+}
+
+NOTIFY_INLINE MPIR_Notify_bucket_t *bucket_find(struct MPIR_Notify_win *nw, int src,
+                                                           int tag)
+{
+    MPIR_Notify_bucket_t *b = nw->last_bucket;
+    uint64_t key = bucket_key(src, tag);
+    if (likely(b && b->key == key))
+        return b;
+    return bucket_lookup(nw, key);
 }
 
 static MPIR_Notify_bucket_t *bucket_new(struct MPIR_Notify_win *nw, int src, int tag)
@@ -394,7 +405,7 @@ static MPIR_Notify_req_t *find_posted(struct MPIR_Notify_win *nw, MPIR_Notify_bu
 }
 
 /* r's posted list: its bucket (exact) or the wildcard list, in start order */
-static MPIR_Notify_req_t **posted_list(struct MPIR_Notify_win *nw, MPIR_Notify_req_t * r)
+NOTIFY_INLINE MPIR_Notify_req_t **posted_list(struct MPIR_Notify_win *nw, MPIR_Notify_req_t * r)
 {
     return r->bucket ? &r->bucket->req_head : &nw->wild_head;
 }
@@ -405,7 +416,7 @@ static void post(struct MPIR_Notify_win *nw, MPIR_Notify_req_t * r)
     r->posted = true;
 }
 
-static void unpost(struct MPIR_Notify_win *nw, MPIR_Notify_req_t * r)
+NOTIFY_INLINE void unpost(struct MPIR_Notify_win *nw, MPIR_Notify_req_t * r)
 {
     DL_DELETE(*posted_list(nw, r), r);
     r->next = r->prev = NULL;
@@ -509,6 +520,20 @@ static void release_taken(struct MPIR_Notify_win *nw, MPIR_Notify_req_t * r)
     }
 }
 
+/* r has all its notifications: out of the matching structures, complete */
+NOTIFY_INLINE int finish(struct MPIR_Notify_win *nw, MPIR_Notify_req_t * r)
+{
+    if (r->taken_head)
+        release_taken(nw, r);
+    if (r->posted)
+        unpost(nw, r);
+    if (r->on_complete)
+        MPIR_Notify_callback_due(r);
+    /* drops the reference taken at start and bumps the VCI's progress
+     * count, so a blocked MPI_Wait notices */
+    return MPID_Request_complete(r->req);
+}
+
 /* Count one notification toward r.  e (may be NULL) is the notification's
  * live entry, kept so that it can be given back if r is freed half-way; b
  * its (src, tag) bucket or NULL. */
@@ -532,14 +557,7 @@ static int count_toward(struct MPIR_Notify_win *nw, MPIR_Notify_req_t * r,
     if (r->matched == r->expected) {
         if (e)
             entry_drop(nw, e);
-        release_taken(nw, r);
-        if (r->posted)
-            unpost(nw, r);
-        if (r->on_complete)
-            MPIR_Notify_callback_due(r);
-        /* drops the reference taken at start and bumps the VCI's progress
-         * count, so a blocked MPI_Wait notices */
-        return MPID_Request_complete(req);
+        return finish(nw, r);
     }
 
     e->next = NULL;
@@ -609,8 +627,8 @@ void MPIR_Notify_unnumber(MPIR_Win * win, int target, uint32_t seq)
     nw->head.send_seq[target] = seq;
 }
 
-int MPIR_Notify_arrive(MPIR_Win * win, MPIR_Notify_path_t via, int src, int tag,
-                       MPI_Aint bytes, uint32_t seq)
+static int arrive(MPIR_Win * win, MPIR_Notify_path_t via, int src, int tag, MPI_Aint bytes,
+                  uint32_t seq)
 {
     struct MPIR_Notify_win *nw;
     int mpi_errno = get_state(win, &nw);
@@ -650,6 +668,44 @@ int MPIR_Notify_arrive(MPIR_Win * win, MPIR_Notify_path_t via, int src, int tag,
     return mpi_errno;
   fn_fail:
     goto fn_exit;
+}
+
+/* Every path hands its arrivals here.  Inline, the common cases: in its
+ * origin's order with nothing parked behind it, a counter update, or the
+ * notification that completes the one request posted for its (src, tag)
+ * (no wildcard request posted).  They do what arrive() and deliver() do,
+ * without an entry or a queue; everything else takes arrive(). */
+int MPIR_Notify_arrive(MPIR_Win * win, MPIR_Notify_path_t via, int src, int tag,
+                       MPI_Aint bytes, uint32_t seq)
+{
+    struct MPIR_Notify_win *nw = win->notify;
+
+    if (unlikely(!nw || seq != nw->recv_seq[src] || nw->pending[src]))
+        return arrive(win, via, src, tag, bytes, seq);
+    if (tag & MPIR_NOTIFY_COUNTER) {
+        int idx = tag & MPIR_NOTIFY_TAG_MAX;
+        if (unlikely(idx >= nw->ncounters || nw->watches))
+            return arrive(win, via, src, tag, bytes, seq);
+        nw->counters[idx]++;
+        nw->head.stats.counted++;
+    } else {
+        MPIR_Notify_bucket_t *b;
+        MPIR_Notify_req_t *r;
+        if (unlikely(nw->wild_head || !(b = bucket_find(nw, src, tag)) || !(r = b->req_head) ||
+                     r->matched + 1 != r->expected))
+            return arrive(win, via, src, tag, bytes, seq);
+        r->matched++;
+        r->req->status.MPI_SOURCE = src;
+        r->req->status.MPI_TAG = tag;
+        MPIR_STATUS_SET_COUNT(r->req->status, bytes);
+        int mpi_errno = finish(nw, r);
+        if (unlikely(mpi_errno))
+            return mpi_errno;
+    }
+    nw->head.stats.arrived[via]++;
+    nw->arrival_counter++;
+    nw->recv_seq[src]++;
+    return MPI_SUCCESS;
 }
 
 int MPIR_Notify_done(MPIR_Win * win, int src, const MPIR_Notify_hdr_t * notify, MPI_Aint bytes)

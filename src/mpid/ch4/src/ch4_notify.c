@@ -61,9 +61,10 @@ cvars:
  * even with MPIR_CVAR_ERROR_CHECKING off: a tag outside 24 bits would spill
  * into other fields of the libfabric CQ word, -1 is the generic path's
  * "no notification", and the rank indexes per-target arrays. */
-MPL_STATIC_INLINE_PREFIX int check_access(MPIR_Win * win, MPI_Aint src_count, MPI_Datatype src_type,
-                        MPI_Aint dst_count, MPI_Datatype dst_type, int target_rank, int tag,
-                        const char *src_name)
+ATTRIBUTE((always_inline)) static inline int check_access(MPIR_Win * win, MPI_Aint src_count,
+                                                        MPI_Datatype src_type, MPI_Aint dst_count,
+                                                        MPI_Datatype dst_type, int target_rank,
+                                                        int tag, const char *src_name)
 {
     int mpi_errno = MPI_SUCCESS;
     MPI_Aint src_bytes, dst_bytes;

@@ -62,7 +62,7 @@ static notify_ring_t *ring_of(int local)
 }
 
 /* target_rank's ring, -1 if it has none (not of MPI_COMM_WORLD: spawned) */
-static int ring_index(MPIR_Win * win, int target_rank)
+ATTRIBUTE((always_inline)) static inline int ring_index(MPIR_Win * win, int target_rank)
 {
     int lpid = MPIDIU_rank_to_lpid(target_rank, win->comm_ptr);
     return R.segment && lpid >= 0 && lpid < MPIR_Process.size ? R.local_of[lpid] : -1;
@@ -222,8 +222,8 @@ static int claim_full(notify_ring_t * ring, uint32_t mask, notify_cell_t ** cell
 }
 
 /* Claim a cell of the target's ring */
-MPL_STATIC_INLINE_PREFIX int claim(notify_ring_t * ring, uint32_t mask, notify_cell_t ** cell,
-                                   uint32_t * pos)
+ATTRIBUTE((always_inline)) static inline int claim(notify_ring_t * ring, uint32_t mask,
+                                                  notify_cell_t ** cell, uint32_t * pos)
 {
     if (likely((*cell = notify_ring_claim(ring, mask, pos)) != NULL))
         return MPI_SUCCESS;
@@ -232,7 +232,10 @@ MPL_STATIC_INLINE_PREFIX int claim(notify_ring_t * ring, uint32_t mask, notify_c
 
 /* Number and publish a cell that carries no data of its own (the access
  * is already complete in target memory). */
-MPL_STATIC_INLINE_PREFIX int publish(MPIR_Win * win, int target_rank, int tag, MPI_Aint bytes)
+/* forced inline (MPL_STATIC_INLINE_PREFIX only forces it in builds configured
+ * with --enable-fast=alwaysinline): the notified put's own path */
+ATTRIBUTE((always_inline)) static inline int publish(MPIR_Win * win, int target_rank, int tag,
+                                                    MPI_Aint bytes)
 {
     notify_cell_t *c;
     uint32_t pos;
