@@ -37,6 +37,7 @@ static struct {
     size_t ring_bytes;
     uint32_t size;
     int *local_of;              /* [MPI_COMM_WORLD rank] its ring, -1 off the node */
+    uint32_t *limit;            /* [ring] this process's bound on its free positions */
     unsigned long long dropped; /* cells for a window no longer here (erroneous program) */
     /* the window of the last cell: a stream of notifications mostly repeats
      * it, and MPICH's window map is a hash (about 100 instructions) */
@@ -81,7 +82,8 @@ int MPIDI_Notify_rings_init(void)
         return MPI_SUCCESS;     /* nobody to notify through shared memory */
 
     R.local_of = MPL_malloc(MPIR_Process.size * sizeof(int), MPL_MEM_RMA);
-    MPIR_ERR_CHKANDJUMP1(!R.local_of, mpi_errno, MPI_ERR_NO_MEM, "**nomem", "**nomem %s",
+    R.limit = MPL_calloc(MPIR_Process.local_size, sizeof(uint32_t), MPL_MEM_RMA);
+    MPIR_ERR_CHKANDJUMP1(!R.local_of || !R.limit, mpi_errno, MPI_ERR_NO_MEM, "**nomem", "**nomem %s",
                          "notify rings");
     for (int r = 0; r < MPIR_Process.size; r++)
         R.local_of[r] = -1;
@@ -99,7 +101,9 @@ int MPIDI_Notify_rings_init(void)
     return mpi_errno;
   fn_fail:
     MPL_free(R.local_of);
+    MPL_free(R.limit);
     R.local_of = NULL;
+    R.limit = NULL;
     goto fn_exit;
 }
 
@@ -114,7 +118,9 @@ int MPIDI_Notify_rings_finalize(void)
     R.segment = NULL;
     CONS.mine = NULL;
     MPL_free(R.local_of);
+    MPL_free(R.limit);
     R.local_of = NULL;
+    R.limit = NULL;
     return mpi_errno;
 }
 
@@ -190,8 +196,6 @@ int MPIDI_Notify_rings_drain(void)
         int tag = c->tag;
         uint32_t nseq = c->nseq;
         MPI_Aint bytes = (MPI_Aint) c->bytes;
-        /* the cell goes back before delivery, which may make progress */
-        notify_ring_release(c, CONS.head, R.size);
         CONS.head++;
         MPIR_Win *win = window_of(win_id);
         if (unlikely(win == NULL)) {
@@ -202,6 +206,10 @@ int MPIDI_Notify_rings_drain(void)
         MPIR_ERR_CHECK(mpi_errno);
     }
   fn_fail:
+    /* the cells read go back once, on a line only producers short of
+     * cells read; a delivery that made progress and drained again gave
+     * back as far as it read */
+    notify_ring_release(CONS.mine, CONS.head);
     return mpi_errno;
 }
 
@@ -210,10 +218,11 @@ int MPIDI_Notify_rings_drain(void)
 /* A full ring: drive progress (our own rings included, so two processes
  * filling each other's rings cannot deadlock) and try again.  Nothing is
  * overwritten or dropped. */
-static int claim_full(notify_ring_t * ring, uint32_t mask, notify_cell_t ** cell, uint32_t * pos)
+static int claim_full(notify_ring_t * ring, uint32_t mask, uint32_t * limit, notify_cell_t ** cell,
+                      uint32_t * pos)
 {
     int mpi_errno = MPI_SUCCESS;
-    while (!(*cell = notify_ring_claim(ring, mask, pos))) {
+    while (!(*cell = notify_ring_claim(ring, mask, limit, pos))) {
         mpi_errno = MPID_Progress_test(NULL);
         MPIR_ERR_CHECK(mpi_errno);
     }
@@ -222,12 +231,12 @@ static int claim_full(notify_ring_t * ring, uint32_t mask, notify_cell_t ** cell
 }
 
 /* Claim a cell of the target's ring */
-ATTRIBUTE((always_inline)) static inline int claim(notify_ring_t * ring, uint32_t mask,
-                                                  notify_cell_t ** cell, uint32_t * pos)
+ATTRIBUTE((always_inline)) static inline int claim(int local, notify_cell_t ** cell, uint32_t * pos)
 {
-    if (likely((*cell = notify_ring_claim(ring, mask, pos)) != NULL))
+    notify_ring_t *ring = ring_of(local);
+    if (likely((*cell = notify_ring_claim(ring, CONS.mask, &R.limit[local], pos)) != NULL))
         return MPI_SUCCESS;
-    return claim_full(ring, mask, cell, pos);
+    return claim_full(ring, CONS.mask, &R.limit[local], cell, pos);
 }
 
 /* Number and publish a cell that carries no data of its own (the access
@@ -239,7 +248,7 @@ ATTRIBUTE((always_inline)) static inline int publish(MPIR_Win * win, int target_
 {
     notify_cell_t *c;
     uint32_t pos;
-    int mpi_errno = claim(ring_of(ring_index(win, target_rank)), CONS.mask, &c, &pos);
+    int mpi_errno = claim(ring_index(win, target_rank), &c, &pos);
     MPIR_ERR_CHECK(mpi_errno);
     /* numbered once nothing can fail before the cell is published */
     c->nseq = MPIR_Notify_take_seq(win->notify, target_rank);   /* ring: state exists */

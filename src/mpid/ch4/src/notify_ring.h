@@ -1,15 +1,22 @@
 /*
- * Bounded multi-producer / single-consumer ring of 64-byte cells, after
- * D. Vyukov's bounded MPMC queue.  Plain C11: the shared-memory notification
- * path (ch4_notify_ring.c) keeps one per process, for all its windows, in a
- * segment shared by the processes of a node, and test/unit/ring_stress.c
- * runs it with threads under ThreadSanitizer.
+ * Bounded multi-producer / single-consumer ring of 64-byte cells.  Plain
+ * C11: the shared-memory notification path (ch4_notify_ring.c) keeps one per
+ * process, for all its windows, in a segment shared by the processes of a
+ * node, and test/unit/ring_stress.c runs it with threads under
+ * ThreadSanitizer.
  *
- * Every cell has a `turn`: the producer that claimed position p may write the
- * cell once turn == p; the consumer may read it once turn == p + 1, and hands
- * it to the producer of position p + size by storing turn = p + size.
- * Producers claim positions with a CAS on `tail`.  Positions are 32-bit and
- * compared by signed difference, so they wrap around.
+ * Producers claim positions with a CAS on `tail`; the producer of position
+ * p fills cell p mod size and publishes it by storing turn = p + 1, which
+ * the consumer waits for.  The consumer gives cells back by advancing
+ * `released` (every position below it is consumed), on a line of its own.
+ * A producer keeps the bound released + size it last read and reads
+ * `released` again only when its position reaches that bound, so a notified
+ * access touches no line the consumer wrote: the producer stores into the
+ * cell it publishes, the consumer reads it, and neither waits for the
+ * other's copy of a line that only one of them needs (a turn written back
+ * by the consumer, as in D. Vyukov's bounded queue, which this one follows
+ * otherwise, cost a cache-line transfer on each side's critical path).
+ * Positions are 32-bit and compared by signed difference, so they wrap.
  */
 #ifndef NOTIFY_RING_H_INCLUDED
 #define NOTIFY_RING_H_INCLUDED
@@ -22,7 +29,7 @@
 #define NOTIFY_RING_LINE 64
 
 typedef struct {
-    _Atomic uint32_t turn;
+    _Atomic uint32_t turn;      /* p + 1 once position p is published here */
     uint32_t nseq;              /* issue order, for MPIR_Notify_arrive */
     int32_t src;                /* origin rank in the window's group */
     int32_t tag;
@@ -40,6 +47,8 @@ _Static_assert(sizeof(notify_cell_t) == NOTIFY_RING_LINE, "a notification cell i
 typedef struct {
     _Atomic uint32_t tail;      /* next position to claim (producers only) */
     char pad[NOTIFY_RING_LINE - sizeof(uint32_t)];
+    _Atomic uint32_t released;  /* positions below it are consumed (consumer only) */
+    char pad2[NOTIFY_RING_LINE - sizeof(uint32_t)];
     notify_cell_t cells[];
 } notify_ring_t;
 
@@ -48,40 +57,42 @@ static inline size_t notify_ring_bytes(uint32_t size)
     return sizeof(notify_ring_t) + (size_t) size * sizeof(notify_cell_t);
 }
 
-/* The owner initialises its ring before any producer can see it. */
+/* The owner initialises its ring before any producer can see it: every
+ * cell as published one lap before position 0. */
 static inline void notify_ring_init(notify_ring_t * ring, uint32_t size)
 {
     atomic_init(&ring->tail, 0);
+    atomic_init(&ring->released, 0);
     for (uint32_t i = 0; i < size; i++)
-        atomic_init(&ring->cells[i].turn, i);
+        atomic_init(&ring->cells[i].turn, i + 1 - size);
 }
 
-/* Producer: claim the next cell.  Returns NULL when the ring is full (the
- * caller makes progress and retries; nothing is ever overwritten). */
+/* Producer: claim the next cell.  *limit is this producer's bound on the
+ * positions known free (0 before its first claim on this ring).  Returns
+ * NULL when the ring is full (the caller makes progress and retries;
+ * nothing is ever overwritten). */
 static inline notify_cell_t *notify_ring_claim(notify_ring_t * ring, uint32_t mask,
-                                               uint32_t * pos_out)
+                                               uint32_t * limit, uint32_t * pos_out)
 {
     uint32_t pos = atomic_load_explicit(&ring->tail, memory_order_relaxed);
     for (;;) {
-        notify_cell_t *c = &ring->cells[pos & mask];
-        /* acquire: pairs with the consumer's release in notify_ring_release,
-         * so its reads of the cell's previous contents are done */
-        uint32_t turn = atomic_load_explicit(&c->turn, memory_order_acquire);
-        int32_t diff = (int32_t) (turn - pos);
-        if (diff == 0) {
-            /* relaxed is enough: the cell is handed over through turn */
-            if (atomic_compare_exchange_weak_explicit(&ring->tail, &pos, pos + 1,
-                                                      memory_order_relaxed,
-                                                      memory_order_relaxed)) {
-                *pos_out = pos;
-                return c;
-            }
-            /* pos now holds the current tail: retry there */
-        } else if (diff < 0) {
-            return NULL;        /* the consumer has not freed this cell yet */
-        } else {
-            pos = atomic_load_explicit(&ring->tail, memory_order_relaxed);
+        /* free: pos in [limit - size, limit), tested so that a bound read
+         * long ago (positions wrap) is read again, never trusted */
+        if ((uint32_t) (*limit - pos) - 1u > mask) {
+            /* acquire: pairs with notify_ring_release, so the consumer's
+             * reads of the cell's previous contents are done before this
+             * producer writes it */
+            *limit = atomic_load_explicit(&ring->released, memory_order_acquire) + mask + 1;
+            if ((uint32_t) (*limit - pos) - 1u > mask)
+                return NULL;    /* the consumer has not freed this cell yet */
         }
+        /* relaxed is enough: the cell is handed over through turn */
+        if (atomic_compare_exchange_weak_explicit(&ring->tail, &pos, pos + 1,
+                                                  memory_order_relaxed, memory_order_relaxed)) {
+            *pos_out = pos;
+            return &ring->cells[pos & mask];
+        }
+        /* pos now holds the current tail: retry there */
     }
 }
 
@@ -105,12 +116,12 @@ static inline notify_cell_t *notify_ring_peek(notify_ring_t * ring, uint32_t mas
     return c;
 }
 
-/* Consumer: give the cell at position head back to the producers.  Release:
- * our reads of the cell happen before a producer of position head + size may
- * overwrite it. */
-static inline void notify_ring_release(notify_cell_t * c, uint32_t head, uint32_t size)
+/* Consumer: give every position below head back to the producers.
+ * Release: our reads of those cells happen before a producer that sees
+ * this may overwrite them. */
+static inline void notify_ring_release(notify_ring_t * ring, uint32_t head)
 {
-    atomic_store_explicit(&c->turn, head + size, memory_order_release);
+    atomic_store_explicit(&ring->released, head, memory_order_release);
 }
 
 #endif /* NOTIFY_RING_H_INCLUDED */
