@@ -1,17 +1,23 @@
 /* Pipelined 3-point stencil (the Sync_p2p kernel of the Parallel Research
- * Kernels, as in section VI-A of the Notified Access paper), four ways:
+ * Kernels, as in section VI-A of the Notified Access paper), six ways:
  *   na     the row's halo value travels with MPI_Put_notify; the right
  *          neighbour waits on a persistent notification request
  *   mp     MPI_Send / MPI_Recv of the halo value
  *   pscw   MPI_Win_post/start/complete/wait around each MPI_Put
  *   fence  one MPI_Win_fence per pipeline step
+ *   psendrecv  persistent send/recv (MPI_Send_init / MPI_Recv_init once per
+ *          run), MPI_Start + MPI_Wait per halo value
+ *   partitioned  MPI-4 partitioned communication, one partition per row:
+ *          MPI_Psend_init / MPI_Precv_init once per run, MPI_Start and
+ *          MPI_Wait once per sweep; the sender marks each row's value with
+ *          MPI_Pready, the receiver polls MPI_Parrived
  * Each rank owns WIDTH columns of an M-row grid (weak scaling, paper: 1280 x
  * 1280).  A(i,j) = A(i-1,j) + A(i,j-1) - A(i-1,j-1); after every sweep the
  * top-right corner is fed back (negated) into A(0,0) with MPI_Send/MPI_Recv,
  * the same for every variant.  The result is checked against the kernel's
  * analytic corner value, sweeps * (M + N - 2); a wrong value fails the run.
  *
- *   stencil [-m ROWS] [-w WIDTH] [-iters SWEEPS] [-reps R] [-modes na,mp,pscw,fence]
+ *   stencil [-m ROWS] [-w WIDTH] [-iters SWEEPS] [-reps R] [-modes na,mp,pscw,fence,...]
  *           [-csv FILE]
  *
  * Rep r runs every mode once (fresh grid, SWEEPS sweeps, corner checked)
@@ -26,8 +32,10 @@
 #include <string.h>
 #include "bench_util.h"
 
-enum { NA, MP, PSCW, FENCE, NMODES };
-static const char *const mode_names[NMODES] = { "na", "mp", "pscw", "fence" };
+enum { NA, MP, PSCW, FENCE, PSR, PART, NMODES };
+static const char *const mode_names[NMODES] = { "na", "mp", "pscw", "fence", "psendrecv",
+    "partitioned"
+};
 
 static int rank, np, m, w, left, right;
 static double *A;               /* m rows x (w + 1) columns; column 0 is the halo */
@@ -35,6 +43,8 @@ static double *halo;            /* window: halo[i] receives the left neighbour's
 static MPI_Win win;
 static MPI_Group left_group, right_group;
 static MPI_Request nreq;        /* notification from the left neighbour, any tag */
+static MPI_Request psend = MPI_REQUEST_NULL, precv = MPI_REQUEST_NULL;  /* psendrecv, partitioned */
+static double *pout, *pin;      /* their buffers: one value, or one per row (partitioned) */
 
 #define AT(i, j) A[(size_t) (i) * (w + 1) + (j)]
 
@@ -71,6 +81,12 @@ static void sweep(int mode)
         }
         return;
     }
+    if (mode == PART) {
+        if (left != MPI_PROC_NULL)
+            MPI_Start(&precv);
+        if (right != MPI_PROC_NULL)
+            MPI_Start(&psend);
+    }
     for (int i = 1; i < m; i++) {
         if (left != MPI_PROC_NULL) {
             switch (mode) {
@@ -90,6 +106,18 @@ static void sweep(int mode)
                     MPI_Win_wait(win);
                     AT(i, 0) = halo[i];
                     break;
+                case PSR:
+                    MPI_Start(&precv);
+                    MPI_Wait(&precv, MPI_STATUS_IGNORE);
+                    AT(i, 0) = pin[0];
+                    break;
+                case PART:{
+                        int arrived = 0;
+                        while (!arrived)
+                            MPI_Parrived(precv, i - 1, &arrived);
+                        AT(i, 0) = pin[i - 1];
+                        break;
+                    }
             }
         }
         row(i);
@@ -106,8 +134,23 @@ static void sweep(int mode)
                     MPI_Put(&AT(i, w), 1, MPI_DOUBLE, right, i, 1, MPI_DOUBLE, win);
                     MPI_Win_complete(win);
                     break;
+                case PSR:
+                    pout[0] = AT(i, w);
+                    MPI_Start(&psend);
+                    MPI_Wait(&psend, MPI_STATUS_IGNORE);
+                    break;
+                case PART:
+                    pout[i - 1] = AT(i, w);
+                    MPI_Pready(i - 1, psend);
+                    break;
             }
         }
+    }
+    if (mode == PART) {
+        if (left != MPI_PROC_NULL)
+            MPI_Wait(&precv, MPI_STATUS_IGNORE);
+        if (right != MPI_PROC_NULL)
+            MPI_Wait(&psend, MPI_STATUS_IGNORE);
     }
     if (mode == NA && right != MPI_PROC_NULL)
         MPI_Win_flush(right, win);      /* the sources are rewritten next sweep */
@@ -118,6 +161,20 @@ static void sweep(int mode)
 static double run_once(int mode, int iters, double expect, int *ok)
 {
     init_grid();
+    /* the persistent requests of a run, made outside the timed sweeps */
+    if (mode == PSR) {
+        if (right != MPI_PROC_NULL)
+            MPI_Send_init(pout, 1, MPI_DOUBLE, right, 0, MPI_COMM_WORLD, &psend);
+        if (left != MPI_PROC_NULL)
+            MPI_Recv_init(pin, 1, MPI_DOUBLE, left, 0, MPI_COMM_WORLD, &precv);
+    } else if (mode == PART) {
+        if (right != MPI_PROC_NULL)
+            MPI_Psend_init(pout, m - 1, 1, MPI_DOUBLE, right, 0, MPI_COMM_WORLD, MPI_INFO_NULL,
+                           &psend);
+        if (left != MPI_PROC_NULL)
+            MPI_Precv_init(pin, m - 1, 1, MPI_DOUBLE, left, 0, MPI_COMM_WORLD, MPI_INFO_NULL,
+                           &precv);
+    }
     if (mode == NA)
         MPI_Win_lock_all(0, win);
     else if (mode == FENCE)
@@ -138,6 +195,10 @@ static double run_once(int mode, int iters, double expect, int *ok)
         }
     }
     double t = MPI_Wtime() - t0, tmax;
+    if (psend != MPI_REQUEST_NULL)
+        MPI_Request_free(&psend);
+    if (precv != MPI_REQUEST_NULL)
+        MPI_Request_free(&precv);
     if (mode == NA)
         MPI_Win_unlock_all(win);
     else if (mode == FENCE)
@@ -162,12 +223,12 @@ int main(int argc, char **argv)
         {"-w", BU_INT, &w, "columns per rank (1280)"},
         {"-iters", BU_INT, &iters, "sweeps per run (10)"},
         {"-reps", BU_INT, &reps, "interleaved runs per mode, the median is reported (3)"},
-        {"-modes", BU_STRING, &modes, "comma-separated subset of na,mp,pscw,fence (all)"},
+        {"-modes", BU_STRING, &modes, "comma-separated subset of na,mp,pscw,fence,psendrecv,partitioned (all)"},
         {"-csv", BU_STRING, &csv, "also write the results to this CSV file"},
     };
     int rc = bu_init(&argc, &argv, opts, BU_NELEMS(opts),
                      "stencil [-m ROWS] [-w WIDTH] "
-                     "[-iters SWEEPS] [-reps R] [-modes na,mp,pscw,fence] [-csv FILE]", &rank, &np);
+                     "[-iters SWEEPS] [-reps R] [-modes na,mp,...] [-csv FILE]", &rank, &np);
     if (!rc)
         rc = bu_parse_modes(modes, mode_names, NMODES, use);
     /* row indices are (notification) tags; the corner's tag 999999 travels
@@ -189,6 +250,8 @@ int main(int argc, char **argv)
     left = rank > 0 ? rank - 1 : MPI_PROC_NULL;
     right = rank < np - 1 ? rank + 1 : MPI_PROC_NULL;
     A = malloc(sizeof(double) * m * (w + 1));
+    pout = malloc(sizeof(double) * m);
+    pin = malloc(sizeof(double) * m);
     MPI_Win_allocate(sizeof(double) * m, sizeof(double), MPI_INFO_NULL, MPI_COMM_WORLD, &halo,
                      &win);
     MPI_Group world;
@@ -203,12 +266,14 @@ int main(int argc, char **argv)
     if (rank == 0) {
         printf("# stencil: %d ranks, %d x %ld grid (%d columns per rank), %d sweeps, median of "
                "%d interleaved runs\n", np, m, n_global, w, iters, reps);
-        printf("%-6s %10s %12s %10s\n", "mode", "time_s", "MFlop/s", "vs_na");
+        printf("%-11s %10s %12s %10s\n", "mode", "time_s", "MFlop/s", "vs_na");
         fflush(stdout);
         out = bu_csv_open(csv, "mode,ranks,rows,cols_per_rank,sweeps,time_s,mflops,ratio_to_na");
     }
     double *times = malloc((size_t) NMODES * reps * sizeof(double));
-    int ok[NMODES] = { 1, 1, 1, 1 }, failed = 0;
+    int ok[NMODES], failed = 0;
+    for (int mode = 0; mode < NMODES; mode++)
+        ok[mode] = 1;
     for (int r = 0; r < reps; r++) {
         for (int mode = 0; mode < NMODES; mode++) {
             if (!use[mode])
@@ -232,7 +297,7 @@ int main(int argc, char **argv)
             continue;
         double mflops = 2.0 * (m - 1) * (n_global - 1) * iters / med[mode] * 1e-6;
         double ratio = use[NA] ? med[mode] / med[NA] : 0;
-        printf("%-6s %10.4f %12.1f %10.2f%s\n", mode_names[mode], med[mode], mflops, ratio,
+        printf("%-11s %10.4f %12.1f %10.2f%s\n", mode_names[mode], med[mode], mflops, ratio,
                ok[mode] ? "" : "  WRONG RESULT");
         if (out)
             fprintf(out, "%s,%d,%d,%d,%d,%.6f,%.1f,%.3f\n", mode_names[mode], np, m, w, iters,
@@ -248,6 +313,8 @@ int main(int argc, char **argv)
     MPI_Group_free(&world);
     MPI_Win_free(&win);
     free(A);
+    free(pout);
+    free(pin);
     free(times);
     if (rank == 0)
         printf(failed ? "Found errors: a variant computed a wrong corner value\n" : "No Errors\n");
