@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # make bench: build the benchmarks with the installed mpicc and run each on
 # shared memory, on shared memory with the generic path forced, and on the
-# forced netmod (tcp;ofi_rxm; tcp-am: the same with the libfabric fast path
+# forced netmod (tcp;ofi_rxm; sockets: libfabric's sockets provider, the ping-pong only; tcp-am: the same with the libfabric fast path
 # off; tcp-cmpl: the fast path ordered by completion), 2 ranks; then the ping-pong across two network namespaces ("netns",
 # "netns-am": one rank per namespace, tcp;ofi_rxm over a veth pair,
 # test/netns/), skipped with a message if namespaces cannot be made here.
@@ -9,7 +9,7 @@
 # one-screen summary.
 #
 #   bench/run-bench.sh [--quick]        --quick: ping-pong + small Cholesky, shm only
-#   BENCH_TRANSPORTS="shm generic tcp tcp-am tcp-cmpl netns netns-am"   (the default; --quick: shm)
+#   BENCH_TRANSPORTS="shm generic tcp sockets tcp-am tcp-cmpl netns netns-am"   (the default; --quick: shm)
 #   BENCH_ITERS=N (1000)  BENCH_MAX=BYTES (1048576)  BENCH_NP=N (2)
 #   CHOL_TILES=N (32)  CHOL_TILE=N (64)  BENCH_OUT=DIR (_bench/<date>)
 #   JACOBI_POINTS=N (200 per process)  JACOBI_ITERS=N (5000; 5 rounds of the three variants)
@@ -48,7 +48,7 @@ run() {
         -csv "$OUT/$name-$tr.csv" | tee "$OUT/$name-$tr.txt"
 }
 
-transports=(shm generic tcp tcp-am tcp-cmpl netns netns-am)
+transports=(shm generic tcp sockets tcp-am tcp-cmpl netns netns-am)
 [ $QUICK = 1 ] && transports=(shm)
 [ -n "${BENCH_TRANSPORTS:-}" ] && read -r -a transports <<<"$BENCH_TRANSPORTS"
 # netns needs root and iproute2: bring the hosts up now, or drop the transport
@@ -85,7 +85,8 @@ for tr in "${transports[@]}"; do
         continue
     fi
     run pingpong "$tr" "${env[@]}" -- -n "$ITERS" -max "$MAX"
-    [[ $tr == netns* ]] && continue   # two hosts: the ping-pong only
+    # two hosts, and the sockets provider: the ping-pong only
+    [[ $tr == netns* || $tr == sockets ]] && continue
     if [ "$tr" = tcp-am ] || [ "$tr" = tcp-cmpl ]; then   # for comparison: ping-pong and matching cost
         run msgrate "$tr" "${env[@]}" -- -posted 1,100,10000
         run workqueue "$tr" "${env[@]}" -- -n "$ITERS"
