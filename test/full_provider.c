@@ -1,7 +1,10 @@
 /* Notifications stay whole and in order when the provider is full (issue 33).
  *
  * A notification of 2,047 bytes or more travels on the libfabric path as
- * two remote-CQ-data words (a length word, then the head).  When a send
+ * two remote-CQ-data words (a length word, then the head) when the window's
+ * rank field is 19 bits wide (test/testlist sets
+ * MPIR_CVAR_NOTIFY_OFI_RANK_BITS=19; a window of 2 would need no length
+ * word below 256 MiB).  When a send
  * meets -FI_EAGAIN, MPICH's retry runs a round of progress, and a completion
  * function (MPIX_Request_on_complete) that progress runs may itself issue a
  * notified access to the same target: no word of it may go between the two

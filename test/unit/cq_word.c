@@ -1,8 +1,10 @@
 /* The libfabric path's CQ data word (ofi_notify_word.h), without MPICH:
- * every field round-trips at its limits, byte counts at and around the
- * escape value and the length-word boundaries (0, 2046, 2047, 2^35 - 1,
- * 2^35, 2^62, 2^63 - 1) decode to themselves, the fields never overlap,
- * and words of different origins do not mix their length words. */
+ * every field round-trips at its limits for every rank width, byte counts
+ * at and around each width's escape value and the length-word boundaries
+ * (0, escape - 1, escape, 2^35 - 1, 2^35, 2^62, 2^63 - 1) decode to
+ * themselves, the fields never overlap, a small window's puts of a few
+ * MiB are one word, and words of different origins do not mix their
+ * length words. */
 #include <stdio.h>
 #include "ofi_notify_word.h"
 
@@ -10,77 +12,99 @@ static int errs;
 #define EXPECT(c, ...) do { if (!(c)) { errs++; printf(__VA_ARGS__); printf("\n"); } } while (0)
 
 /* decode what encode produced, as the target would */
-static void round_trip(int slot, int rank, int tag, uint64_t bytes)
+static void round_trip(int slot, int r, int rank, int tag, uint64_t bytes)
 {
     uint64_t w[3], len = 0;
-    int n = MPIDI_OFI_nw_encode(slot, rank, tag, bytes, w);
+    int n = MPIDI_OFI_nw_encode(slot, r, rank, tag, bytes, w);
     EXPECT(n >= 1 && n <= 3, "bytes %llu: %d words", (unsigned long long) bytes, n);
+    EXPECT(n == 1 || bytes >= MPIDI_OFI_nw_bytes_esc(r), "r %d bytes %llu: %d words", r,
+           (unsigned long long) bytes, n);
     for (int i = 0; i < n; i++) {
-        EXPECT(MPIDI_OFI_nw_slot(w[i]) == slot && MPIDI_OFI_nw_rank(w[i]) == rank,
-               "word %d of (%d, %d, %d, %llu): slot %d rank %d", i, slot, rank, tag,
-               (unsigned long long) bytes, MPIDI_OFI_nw_slot(w[i]), MPIDI_OFI_nw_rank(w[i]));
+        EXPECT(MPIDI_OFI_nw_slot(w[i]) == slot && MPIDI_OFI_nw_rank(w[i], r) == rank,
+               "word %d of (%d, r %d, %d, %d, %llu): slot %d rank %d", i, slot, r, rank, tag,
+               (unsigned long long) bytes, MPIDI_OFI_nw_slot(w[i]), MPIDI_OFI_nw_rank(w[i], r));
         EXPECT(MPIDI_OFI_nw_is_len(w[i]) == (i < n - 1), "word %d: length flag", i);
         if (MPIDI_OFI_nw_is_len(w[i]))
             MPIDI_OFI_nw_add_len(w[i], &len);
     }
     EXPECT(MPIDI_OFI_nw_tag(w[n - 1]) == tag, "tag %d decoded as %d", tag,
            MPIDI_OFI_nw_tag(w[n - 1]));
-    uint64_t got = MPIDI_OFI_nw_bytes(w[n - 1], &len);
-    EXPECT(got == bytes && len == 0, "bytes %llu decoded as %llu (len left %llu)",
+    uint64_t got = MPIDI_OFI_nw_bytes(w[n - 1], r, &len);
+    EXPECT(got == bytes && len == 0, "r %d: bytes %llu decoded as %llu (len left %llu)", r,
            (unsigned long long) bytes, (unsigned long long) got, (unsigned long long) len);
 }
 
 int main(void)
 {
     const int slots[] = { 0, 1, 128, MPIDI_OFI_NW_SLOTS - 1 };
-    const int ranks[] = { 0, 1, 12345, (1 << MPIDI_OFI_NW_RANK_BITS) - 1 };
     /* tags, and counter indices (MPIX_Put_notify) at the same limits */
     const int tags[] = { 0, 1, 0x5a5a5a, (1 << MPIDI_OFI_NW_TAG_BITS) - 1,
         MPIDI_OFI_NW_COUNTER, MPIDI_OFI_NW_COUNTER | 1, MPIDI_OFI_NW_COUNTER | 0x5a5a5a,
         MPIDI_OFI_NW_COUNTER | ((1 << MPIDI_OFI_NW_TAG_BITS) - 1)
     };
-    const uint64_t bytes[] = {
-        0, 1, 2045, 2046, 2047, 2048, (1ULL << 35) - 1, 1ULL << 35, (1ULL << 35) + 1,
-        1ULL << 62, (1ULL << 63) - 1
-    };
-    for (unsigned s = 0; s < sizeof(slots) / sizeof(*slots); s++)
-        for (unsigned r = 0; r < sizeof(ranks) / sizeof(*ranks); r++)
-            for (unsigned t = 0; t < sizeof(tags) / sizeof(*tags); t++)
-                for (unsigned b = 0; b < sizeof(bytes) / sizeof(*bytes); b++)
-                    round_trip(slots[s], ranks[r], tags[t], bytes[b]);
+    /* window sizes: 1, 2, 3, 1000, the largest */
+    const int nprocs[] = { 1, 2, 3, 1000, (1 << MPIDI_OFI_NW_RANK_BITS) - 1 };
+    for (unsigned p = 0; p < sizeof(nprocs) / sizeof(*nprocs); p++) {
+        int r = MPIDI_OFI_nw_rank_bits(nprocs[p]);
+        EXPECT(r >= 1 && r <= MPIDI_OFI_NW_RANK_BITS && (1 << r) - 1 >= nprocs[p],
+               "%d processes: rank width %d", nprocs[p], r);
+        uint64_t esc = MPIDI_OFI_nw_bytes_esc(r);
+        const int ranks[] = { 0, nprocs[p] - 1, nprocs[p] / 2, (1 << r) - 1 };
+        const uint64_t bytes[] = {
+            0, 1, 2046, 2047, 2048, esc - 2, esc - 1, esc, esc + 1, (1ULL << 35) - 1,
+            1ULL << 35, (1ULL << 35) + 1, 1ULL << 62, (1ULL << 63) - 1
+        };
+        for (unsigned s = 0; s < sizeof(slots) / sizeof(*slots); s++)
+            for (unsigned k = 0; k < sizeof(ranks) / sizeof(*ranks); k++)
+                for (unsigned t = 0; t < sizeof(tags) / sizeof(*tags); t++)
+                    for (unsigned b = 0; b < sizeof(bytes) / sizeof(*bytes); b++)
+                        round_trip(slots[s], r, ranks[k], tags[t], bytes[b]);
+    }
 
     /* word counts: inline below the escape, one length word below 2^35,
-     * two above */
+     * two above; the widest window escapes at 2047 bytes, a window of 2
+     * processes at 2^28 - 1 */
     uint64_t w[3];
-    EXPECT(MPIDI_OFI_nw_encode(0, 0, 0, 2046, w) == 1, "2046 B: one word");
-    EXPECT(MPIDI_OFI_nw_encode(0, 0, 0, 2047, w) == 2, "2047 B: two words");
-    EXPECT(MPIDI_OFI_nw_encode(0, 0, 0, (1ULL << 35) - 1, w) == 2, "2^35-1 B: two words");
-    EXPECT(MPIDI_OFI_nw_encode(0, 0, 0, 1ULL << 35, w) == 3, "2^35 B: three words");
+    int r19 = MPIDI_OFI_NW_RANK_BITS, r2 = MPIDI_OFI_nw_rank_bits(2);
+    EXPECT(MPIDI_OFI_nw_encode(0, r19, 0, 0, 2046, w) == 1, "2046 B, rank width 19: one word");
+    EXPECT(MPIDI_OFI_nw_encode(0, r19, 0, 0, 2047, w) == 2, "2047 B, rank width 19: two words");
+    EXPECT(r2 == 2, "2 processes: rank width %d", r2);
+    EXPECT(MPIDI_OFI_nw_encode(0, r2, 1, 0, 1 << 20, w) == 1, "1 MiB, 2 processes: one word");
+    EXPECT(MPIDI_OFI_nw_encode(0, r2, 1, 0, (1 << 28) - 2, w) == 1, "2^28-2 B: one word");
+    EXPECT(MPIDI_OFI_nw_encode(0, r2, 1, 0, (1 << 28) - 1, w) == 2, "2^28-1 B: two words");
+    EXPECT(MPIDI_OFI_nw_encode(0, r19, 0, 0, (1ULL << 35) - 1, w) == 2, "2^35-1 B: two words");
+    EXPECT(MPIDI_OFI_nw_encode(0, r19, 0, 0, 1ULL << 35, w) == 3, "2^35 B: three words");
 
     /* all fields at their maximum fill exactly bits 0..62 of a counter
-     * notification; a tagged one leaves the counter bit (54) clear */
-    int n = MPIDI_OFI_nw_encode(MPIDI_OFI_NW_SLOTS - 1, (1 << MPIDI_OFI_NW_RANK_BITS) - 1,
-                                MPIDI_OFI_NW_COUNTER | ((1 << MPIDI_OFI_NW_TAG_BITS) - 1), 2046,
+     * notification, whatever the rank width; a tagged one leaves the
+     * counter bit (54) clear */
+    for (int r = 1; r <= MPIDI_OFI_NW_RANK_BITS; r++) {
+        int n = MPIDI_OFI_nw_encode(MPIDI_OFI_NW_SLOTS - 1, r, (1 << r) - 1,
+                                    MPIDI_OFI_NW_COUNTER | ((1 << MPIDI_OFI_NW_TAG_BITS) - 1),
+                                    MPIDI_OFI_nw_bytes_esc(r) - 1, w);
+        EXPECT(n == 1 && w[0] == ((1ULL << 63) - 1 - 1), "r %d all-ones word: %#llx", r,
+               (unsigned long long) w[0]);
+        n = MPIDI_OFI_nw_encode(MPIDI_OFI_NW_SLOTS - 1, r, (1 << r) - 1,
+                                (1 << MPIDI_OFI_NW_TAG_BITS) - 1, MPIDI_OFI_nw_bytes_esc(r) - 1,
                                 w);
-    EXPECT(n == 1 && w[0] == ((1ULL << 63) - 1 - 1), "all-ones word: %#llx",
-           (unsigned long long) w[0]);
-    n = MPIDI_OFI_nw_encode(MPIDI_OFI_NW_SLOTS - 1, (1 << MPIDI_OFI_NW_RANK_BITS) - 1,
-                            (1 << MPIDI_OFI_NW_TAG_BITS) - 1, 2046, w);
-    EXPECT(n == 1 && w[0] == ((1ULL << 63) - 1 - 1 - (1ULL << 54)), "tagged word: %#llx",
-           (unsigned long long) w[0]);
-    EXPECT(MPIDI_OFI_nw_tag(w[0]) == (1 << MPIDI_OFI_NW_TAG_BITS) - 1, "tag, not a counter");
+        EXPECT(n == 1 && w[0] == ((1ULL << 63) - 1 - 1 - (1ULL << 54)), "r %d tagged word: %#llx",
+               r, (unsigned long long) w[0]);
+        EXPECT(MPIDI_OFI_nw_tag(w[0]) == (1 << MPIDI_OFI_NW_TAG_BITS) - 1, "tag, not a counter");
+    }
 
     /* two origins' length words interleaved at the target keep apart
      * (the target keeps one accumulator per origin) */
     uint64_t a[3], b[3], la = 0, lb = 0;
-    int na = MPIDI_OFI_nw_encode(3, 1, 7, (1ULL << 40) + 5, a);
-    int nb = MPIDI_OFI_nw_encode(3, 2, 8, 4096, b);
+    int na = MPIDI_OFI_nw_encode(3, r19, 1, 7, (1ULL << 40) + 5, a);
+    int nb = MPIDI_OFI_nw_encode(3, r19, 2, 8, 4096, b);
     MPIDI_OFI_nw_add_len(a[0], &la);
     MPIDI_OFI_nw_add_len(b[0], &lb);
     MPIDI_OFI_nw_add_len(a[1], &la);
     EXPECT(na == 3 && nb == 2, "word counts %d %d", na, nb);
-    EXPECT(MPIDI_OFI_nw_bytes(b[1], &lb) == 4096, "origin 2 bytes");
-    EXPECT(MPIDI_OFI_nw_bytes(a[2], &la) == (1ULL << 40) + 5, "origin 1 bytes");
+    EXPECT(MPIDI_OFI_nw_rank(b[0], r19) == 2 && MPIDI_OFI_nw_rank(a[1], r19) == 1,
+           "length words' origins");
+    EXPECT(MPIDI_OFI_nw_bytes(b[1], r19, &lb) == 4096, "origin 2 bytes");
+    EXPECT(MPIDI_OFI_nw_bytes(a[2], r19, &la) == (1ULL << 40) + 5, "origin 1 bytes");
 
     if (errs == 0)
         printf("No Errors\n");

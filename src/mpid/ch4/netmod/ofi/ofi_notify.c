@@ -75,6 +75,20 @@ cvars:
         then runs a round of progress, as MPICH's retry does, before it
         goes out.  Notifications must still arrive whole and in order.
 
+    - name        : MPIR_CVAR_NOTIFY_OFI_RANK_BITS
+      category    : NOTIFY
+      type        : int
+      default     : 0
+      class       : none
+      verbosity   : MPI_T_VERBOSITY_MPIDEV_DETAIL
+      scope       : MPI_T_SCOPE_ALL_EQ
+      description : >-
+        For testing: N in 1..19 widens the origin-rank field of every
+        window's remote-CQ-data words to N bits where the window needs fewer
+        (0: the fewest that hold the window's size), so that notified puts
+        from 2^(30 - N) - 1 bytes up send their length in length words.  The
+        same at every process.
+
 === END_MPI_T_CVAR_INFO_BLOCK ===
 */
 
@@ -83,13 +97,22 @@ _Static_assert(MPIR_NOTIFY_COUNTER == MPIDI_OFI_NW_COUNTER, "counter mark of the
 
 typedef MPIDI_OFI_notify_pending_t pending_t;
 
+/* the rank width of the window's CQ data words (ofi_notify_word.h) */
+static inline int rank_bits(MPIR_Win * win)
+{
+    int r = MPIDI_OFI_nw_rank_bits(win->comm_ptr->local_size);
+    return unlikely(MPIR_CVAR_NOTIFY_OFI_RANK_BITS > r) ?
+        MPL_MIN(MPIR_CVAR_NOTIFY_OFI_RANK_BITS, MPIDI_OFI_NW_RANK_BITS) : r;
+}
+
 int MPIDI_OFI_notify_cq_data(uint64_t data)
 {
     int mpi_errno = MPI_SUCCESS;
     int slot = MPIDI_OFI_nw_slot(data);
-    int src = MPIDI_OFI_nw_rank(data);
     MPIDI_OFI_notify_global_t *g = &MPIDI_OFI_global.notify;
     MPIR_Win *win = g->slots[slot];
+    int r = win ? rank_bits(win) : MPIDI_OFI_NW_RANK_BITS;
+    int src = MPIDI_OFI_nw_rank(data, r);
 
     if (unlikely(win == NULL || src >= win->comm_ptr->local_size)) {
         /* A word for no window of ours (corrupt, or late for a freed
@@ -110,7 +133,7 @@ int MPIDI_OFI_notify_cq_data(uint64_t data)
         MPIDI_OFI_nw_add_len(data, &nw->len_in[src]);
         goto fn_exit;
     }
-    MPI_Aint bytes = (MPI_Aint) MPIDI_OFI_nw_bytes(data, &nw->len_in[src]);
+    MPI_Aint bytes = (MPI_Aint) MPIDI_OFI_nw_bytes(data, r, &nw->len_in[src]);
     mpi_errno = MPIR_Notify_arrive_in_order(win, MPIR_NOTIFY_PATH_CQ_DATA, src,
                                             MPIDI_OFI_nw_tag(data), bytes);
 
@@ -418,16 +441,18 @@ static int bound(MPIR_Win * win, MPIDI_OFI_notify_win_t * nw)
     return MPIDI_OFI_win_do_progress(win, MPIDI_OFI_WIN(win).vni);
 }
 
-/* MPIR_CVAR_NOTIFY_OFI_STRAY_WORDS: a word from origin 2^20 - 1, which no
- * window of fewer processes has, so the target's lookup fails */
+/* MPIR_CVAR_NOTIFY_OFI_STRAY_WORDS: a word from the all-ones origin of the
+ * window's rank field, which names no process of it, so the target's
+ * lookup fails */
 static int maybe_stray(MPIR_Win * win, MPIDI_OFI_notify_win_t * nw, int target)
 {
-    const int nobody = (1 << MPIDI_OFI_NW_RANK_BITS) - 1;
-    if (++MPIDI_OFI_global.notify.nput % MPIR_CVAR_NOTIFY_OFI_STRAY_WORDS ||
-        win->comm_ptr->local_size > nobody)
+    uint64_t word[3];
+    int r = rank_bits(win);
+    if (++MPIDI_OFI_global.notify.nput % MPIR_CVAR_NOTIFY_OFI_STRAY_WORDS)
         return MPI_SUCCESS;
+    MPIDI_OFI_nw_encode(nw->slot, r, (1 << r) - 1, 0, 0, word);
     count_issued(win, 1);
-    return emit_word(win, target, MPIDI_OFI_nw_head(nw->slot, nobody), NULL);
+    return emit_word(win, target, word[0], NULL);
 }
 
 /* A put's data, carrying its notification where it can: *nwords is left
@@ -455,7 +480,8 @@ static int put_data(const void *origin_addr, int origin_count, MPI_Datatype orig
     /* what is written: the origin's bytes (check_access made sure they fit) */
     MPI_Aint bytes = origin_bytes;
     (void) target_bytes;
-    int nwords = MPIDI_OFI_nw_encode(nw->slot, win->comm_ptr->rank, tag, (uint64_t) bytes, words);
+    int nwords = MPIDI_OFI_nw_encode(nw->slot, rank_bits(win), win->comm_ptr->rank, tag,
+                                     (uint64_t) bytes, words);
 
     MPIDI_OFI_target_mr_t mr;
     MPIDI_OFI_prepare_target_mr(target_rank, target_disp, target_extent, target_true_lb,
@@ -546,8 +572,8 @@ static int get_data(void *origin_addr, int origin_count, MPI_Datatype origin_dat
     (void) origin_true_lb;
     (void) target_extent;
     (void) target_true_lb;
-    *nwords = MPIDI_OFI_nw_encode(nw->slot, win->comm_ptr->rank, tag, (uint64_t) target_bytes,
-                                  words);
+    *nwords = MPIDI_OFI_nw_encode(nw->slot, rank_bits(win), win->comm_ptr->rank, tag,
+                                  (uint64_t) target_bytes, words);
     MPIDI_av_entry_t *av = MPIDIU_comm_rank_to_av(win->comm_ptr, target_rank);
 
     if (target_bytes > 0) {
@@ -721,7 +747,8 @@ int MPIDI_OFI_notify_accumulate(const MPIR_Notify_acc_t * a, MPIR_Win * win, MPI
     MPIR_ERR_CHECK(mpi_errno);
     mpi_errno = user_request(a->request, req);  /* MPI_Raccumulate_notify ...: shared */
     MPIR_ERR_CHECK(mpi_errno);
-    nwords = MPIDI_OFI_nw_encode(nw->slot, win->comm_ptr->rank, tag, (uint64_t) a->bytes, words);
+    nwords = MPIDI_OFI_nw_encode(nw->slot, rank_bits(win), win->comm_ptr->rank, tag,
+                                 (uint64_t) a->bytes, words);
     mpi_errno = notify_after(win, a->target_rank, words, nwords, req);
     MPIR_ERR_CHECK(mpi_errno);
     mpi_errno = bound(win, nw);

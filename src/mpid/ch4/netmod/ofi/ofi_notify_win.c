@@ -95,7 +95,7 @@ static int local_off_reason(MPIR_Win * win)
         return MPIR_NOTIFY_WHY_UNREGISTERED;
     if (MPIDI_OFI_WIN(win).ep != MPIDI_OFI_global.ctx[ctx_idx].tx)
         return MPIR_NOTIFY_WHY_OWN_ENDPOINT;
-    if (win->comm_ptr->local_size > (1 << MPIDI_OFI_NW_RANK_BITS))
+    if (win->comm_ptr->local_size >= (1 << MPIDI_OFI_NW_RANK_BITS))
         return MPIR_NOTIFY_WHY_TOO_MANY;
     return provider_off_reason();
 }
