@@ -36,7 +36,7 @@
  *               MPI_Precv_init once per size; the sender MPI_Start +
  *               MPI_Pready + MPI_Wait, the receiver MPI_Start + MPI_Wait
  *   put_counter MPIX_Put_notify (counter 0) + MPI_Win_flush; target polls the
- *               counter with MPIX_Win_get_notify, then sets it back to 0
+ *               counter with MPIX_Win_get_notify until it shows one more
  *   get_counter the receiver reads with MPIX_Get_notify; the owner polls
  *   put_acc     what a counter costs without Notified Access: MPI_Put +
  *               flush + MPI_Accumulate(+1) on a counter in the window +
@@ -93,14 +93,17 @@ static MPI_Request nreq;        /* notify request for the peer, tag 1 */
 static _Atomic int *line;       /* cacheline: in memory both processes map */
 static MPI_Request preq[2];     /* psendrecv, partitioned: send, receive */
 
-/* wait until my counter 0 has counted one access, then reset it */
+/* wait until my counter 0 has counted one more access: counters only
+ * grow, so a waiter compares with what it has seen (as flag_sync's
+ * target compares with the iteration's flag) instead of resetting it */
+static MPI_Count counter_seen;  /* put_counter, get_counter: since the mode began */
 static void wait_counter(void)
 {
     MPI_Count v;
+    counter_seen++;
     do
         MPIX_Win_get_notify(win, 0, &v);
-    while (v < 1);
-    MPIX_Win_set_notify(win, 0, 0);
+    while (v < counter_seen);
 }
 
 /* poll an int64 of my own window through MPI (a correct program) */
@@ -349,6 +352,10 @@ static void begin(int mode, int size)
         wbuf[size - 1] = 0;
     if (mode == CACHELINE)
         atomic_store(line, 0);
+    if (mode == PUT_COUNTER || mode == GET_COUNTER) {
+        MPIX_Win_set_notify(win, 0, 0);     /* the peer starts after the barrier */
+        counter_seen = 0;
+    }
     if (mode == PSENDRECV) {
         MPI_Send_init(lbuf, size, MPI_BYTE, peer, 2, MPI_COMM_WORLD, &preq[0]);
         MPI_Recv_init(lbuf, size, MPI_BYTE, peer, 2, MPI_COMM_WORLD, &preq[1]);
