@@ -237,14 +237,19 @@ static void round_trip(int mode, int size, unsigned iter)
                 }
                 break;
             case PUT_FLAG:
+            case FLAG_SYNC:
                 if (sending) {
                     const int64_t flag = (int64_t) iter + 1;
                     MPI_Put(lbuf, size, MPI_BYTE, peer, 0, size, MPI_BYTE, win);
                     MPI_Win_flush(peer, win);
                     MPI_Put(&flag, 1, MPI_INT64_T, peer, flag_disp, 1, MPI_INT64_T, win);
                     MPI_Win_flush(peer, win);
-                } else {
+                } else if (mode == PUT_FLAG) {  /* a correct program: reads through MPI */
                     while (read_own(flag_disp, 0) != (int64_t) iter + 1);
+                } else {        /* the by-hand protocol: a load and MPI_Win_sync */
+                    volatile int64_t *flag = (volatile int64_t *) (wbuf + flag_disp);
+                    while (*flag != (int64_t) iter + 1)
+                        MPI_Win_sync(win);
                 }
                 break;
             case ACC_NOTIFY:
@@ -314,19 +319,6 @@ static void round_trip(int mode, int size, unsigned iter)
                         while (*last != mark)
                             MPI_Iprobe(MPI_ANY_SOURCE, 99, MPI_COMM_WORLD, &flag,
                                        MPI_STATUS_IGNORE);
-                }
-                break;
-            case FLAG_SYNC:
-                if (sending) {
-                    const int64_t flag = (int64_t) iter + 1;
-                    MPI_Put(lbuf, size, MPI_BYTE, peer, 0, size, MPI_BYTE, win);
-                    MPI_Win_flush(peer, win);
-                    MPI_Put(&flag, 1, MPI_INT64_T, peer, flag_disp, 1, MPI_INT64_T, win);
-                    MPI_Win_flush(peer, win);
-                } else {
-                    volatile int64_t *flag = (volatile int64_t *) (wbuf + flag_disp);
-                    while (*flag != (int64_t) iter + 1)
-                        MPI_Win_sync(win);
                 }
                 break;
             case PSENDRECV:
