@@ -223,7 +223,8 @@ int main(int argc, char **argv)
         {"-w", BU_INT, &w, "columns per rank (1280)"},
         {"-iters", BU_INT, &iters, "sweeps per run (10)"},
         {"-reps", BU_INT, &reps, "interleaved runs per mode, the median is reported (3)"},
-        {"-modes", BU_STRING, &modes, "comma-separated subset of na,mp,pscw,fence,psendrecv,partitioned (all)"},
+        {"-modes", BU_STRING, &modes,
+         "comma-separated subset of na,mp,pscw,fence,psendrecv,partitioned (all)"},
         {"-csv", BU_STRING, &csv, "also write the results to this CSV file"},
     };
     int rc = bu_init(&argc, &argv, opts, BU_NELEMS(opts),

@@ -256,8 +256,7 @@ static MPIR_Notify_bucket_t *bucket_lookup(struct MPIR_Notify_win *nw, uint64_t 
     return b;
 }
 
-NOTIFY_INLINE MPIR_Notify_bucket_t *bucket_find(struct MPIR_Notify_win *nw, int src,
-                                                           int tag)
+NOTIFY_INLINE MPIR_Notify_bucket_t *bucket_find(struct MPIR_Notify_win *nw, int src, int tag)
 {
     MPIR_Notify_bucket_t *b = nw->last_bucket;
     uint64_t key = bucket_key(src, tag);

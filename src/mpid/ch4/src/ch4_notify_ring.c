@@ -83,8 +83,8 @@ int MPIDI_Notify_rings_init(void)
 
     R.local_of = MPL_malloc(MPIR_Process.size * sizeof(int), MPL_MEM_RMA);
     R.limit = MPL_calloc(MPIR_Process.local_size, sizeof(uint32_t), MPL_MEM_RMA);
-    MPIR_ERR_CHKANDJUMP1(!R.local_of || !R.limit, mpi_errno, MPI_ERR_NO_MEM, "**nomem", "**nomem %s",
-                         "notify rings");
+    MPIR_ERR_CHKANDJUMP1(!R.local_of || !R.limit, mpi_errno, MPI_ERR_NO_MEM, "**nomem",
+                         "**nomem %s", "notify rings");
     for (int r = 0; r < MPIR_Process.size; r++)
         R.local_of[r] = -1;
     for (int l = 0; l < MPIR_Process.local_size; l++)
