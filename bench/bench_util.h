@@ -30,24 +30,6 @@
 
 #define BU_NELEMS(a) ((int) (sizeof(a) / sizeof((a)[0])))
 
-/* The value of an int or boolean MPI_T control variable (0 if this MPI has
- * none by that name): what the library was told, wherever it was set. */
-static inline int bu_cvar_int(const char *name)
-{
-    int provided, idx, count, val = 0;
-    MPI_T_cvar_handle h;
-    if (MPI_T_init_thread(MPI_THREAD_SINGLE, &provided) != MPI_SUCCESS)
-        return 0;
-    if (MPI_T_cvar_get_index(name, &idx) == MPI_SUCCESS &&
-        MPI_T_cvar_handle_alloc(idx, NULL, &h, &count) == MPI_SUCCESS) {
-        if (count == 1 && MPI_T_cvar_read(h, &val) != MPI_SUCCESS)
-            val = 0;
-        MPI_T_cvar_handle_free(&h);
-    }
-    MPI_T_finalize();
-    return val;
-}
-
 /* Whether this process should print a diagnostic: rank 0 once MPI is up,
  * every process before MPI_Init or after MPI_Finalize (rank unknown then). */
 static inline int bu_is_reporter(void)
