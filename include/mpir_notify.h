@@ -193,6 +193,7 @@ typedef enum MPIR_Notify_path {
     MPIR_NOTIFY_PATH_RING,      /* a shared-memory ring cell (ch4/shm/posix/posix_notify.c) */
     MPIR_NOTIFY_PATH_CQ_DATA,   /* libfabric remote CQ data (ch4/netmod/ofi/ofi_notify.c) */
     MPIR_NOTIFY_PATH_UCX_AM,    /* a UCX active message (ch4/netmod/ucx/ucx_notify.c) */
+    MPIR_NOTIFY_PATH_EAGER_AM,  /* for some sizes: an MPICH active message (ch4/src/ch4_notify_eager.c) */
     MPIR_NOTIFY_PATH_REFUSED    /* MPIR_CVAR_NOTIFY_OFI_PATH=native without it: an error */
 } MPIR_Notify_path_t;
 
@@ -233,6 +234,7 @@ int MPIR_Notify_path_set(struct MPIR_Win *win, int target, MPIR_Notify_path_t pa
 typedef struct MPIR_Notify_win_head {
     uint8_t *path, *why;        /* [target] the path table, or NULL */
     uint32_t *send_seq;         /* [target] the next sequence number to stamp */
+    struct MPIDI_Notify_eager_win *eager;       /* the device's eager-message path, or NULL */
     struct MPIR_Notify_stats {  /* at this process, for MPI_T (notify_stats.c) */
         unsigned long long arrived[MPIR_NOTIFY_PATH_REFUSED];   /* by the path that carried it */
         unsigned long long counted;     /* counter updates */

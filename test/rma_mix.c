@@ -3,7 +3,8 @@
  * ordinary RMA to the same location afterwards sees it and is not undone by
  * it.  Each case below is a correct MPI program that would give the same
  * result with MPI_Put in place of MPI_Put_notify.  Sizes 1..64 bytes cover
- * the small contiguous puts a transport might be tempted to defer.
+ * the small contiguous puts a transport might be tempted to defer; 200 and
+ * 1024 bytes the libfabric path's eager messages, answered late.
  *
  * Rank 0 is the origin, rank 1 the target, rank 2 (if any) a third-party
  * reader; every window flavour. */
@@ -11,8 +12,9 @@
 
 #define TAG 7
 
-static int nsizes = 5;
-static const int sizes[] = { 1, 2, 8, 32, 64 };      /* bytes */
+static int nsizes = 7;
+static const int sizes[] = { 1, 2, 8, 32, 64, 200, 1024 };   /* bytes */
+#define MAXN 1024               /* the largest size, and the stride of the 4 locations */
 
 static void fill(char *p, int n, int seed)
 {
@@ -45,15 +47,15 @@ static void run(int flavor, MPI_Comm comm)
     MPI_Comm_size(comm, &size);
     const char *fl = na_flavor_name(flavor);
     na_win_t w;
-    na_win_create(flavor, 256, comm, &w);
+    na_win_create(flavor, 4 * MAXN, comm, &w);
     MPI_Aint t1 = w.disp_of[1];
-    char a[64], b[64], got[64];
+    static char a[MAXN], b[MAXN], got[MAXN];
 
     for (int si = 0; si < nsizes; si++) {
         int n = sizes[si];
         int nnotify = 0;
 
-        memset(w.base, 0, 256);
+        memset(w.base, 0, 4 * MAXN);
         MPI_OK(MPI_Win_fence(0, w.win));
 
         /* 1. put_notify; flush; get from the origin reads the new value */
@@ -75,23 +77,24 @@ static void run(int flavor, MPI_Comm comm)
         if (rank == 0) {
             fill(a, n, 20 + si);
             fill(b, n, 30 + si);
-            MPI_OK(MPI_Put_notify(a, n, MPI_BYTE, 1, t1 + 64, n, MPI_BYTE, w.win, TAG));
+            MPI_OK(MPI_Put_notify(a, n, MPI_BYTE, 1, t1 + MAXN, n, MPI_BYTE, w.win, TAG));
             MPI_OK(MPI_Win_flush(1, w.win));
-            MPI_OK(MPI_Put(b, n, MPI_BYTE, 1, t1 + 64, n, MPI_BYTE, w.win));
+            MPI_OK(MPI_Put(b, n, MPI_BYTE, 1, t1 + MAXN, n, MPI_BYTE, w.win));
             MPI_OK(MPI_Win_flush(1, w.win));
         }
         nnotify++;
 
         /* 3. put_notify of ints; flush; accumulate(SUM) on the same ints */
-        int ni = (n + 3) / 4, ia[16], one[16];
+        int ni = (n + 3) / 4;
+        static int ia[MAXN / 4], one[MAXN / 4];
         if (rank == 0) {
             for (int i = 0; i < ni; i++) {
                 ia[i] = 1000 * (si + 1) + i;
                 one[i] = 1;
             }
-            MPI_OK(MPI_Put_notify(ia, ni, MPI_INT, 1, t1 + 128, ni, MPI_INT, w.win, TAG));
+            MPI_OK(MPI_Put_notify(ia, ni, MPI_INT, 1, t1 + 2 * MAXN, ni, MPI_INT, w.win, TAG));
             MPI_OK(MPI_Win_flush(1, w.win));
-            MPI_OK(MPI_Accumulate(one, ni, MPI_INT, 1, t1 + 128, ni, MPI_INT, MPI_SUM, w.win));
+            MPI_OK(MPI_Accumulate(one, ni, MPI_INT, 1, t1 + 2 * MAXN, ni, MPI_INT, MPI_SUM, w.win));
             MPI_OK(MPI_Win_flush(1, w.win));
         }
         nnotify++;
@@ -101,11 +104,11 @@ static void run(int flavor, MPI_Comm comm)
         /* a third party (or the origin) reads everything after the barrier */
         int reader = size > 2 ? 2 : 0;
         if (rank == reader) {
-            char x[64];
-            int xi[16];
+            static char x[MAXN];
+            static int xi[MAXN / 4];
             MPI_OK(MPI_Win_lock(MPI_LOCK_SHARED, 1, 0, w.win));
-            MPI_OK(MPI_Get(x, n, MPI_BYTE, 1, t1 + 64, n, MPI_BYTE, w.win));
-            MPI_OK(MPI_Get(xi, ni, MPI_INT, 1, t1 + 128, ni, MPI_INT, w.win));
+            MPI_OK(MPI_Get(x, n, MPI_BYTE, 1, t1 + MAXN, n, MPI_BYTE, w.win));
+            MPI_OK(MPI_Get(xi, ni, MPI_INT, 1, t1 + 2 * MAXN, ni, MPI_INT, w.win));
             MPI_OK(MPI_Win_unlock(1, w.win));
             CHECK(same(x, n, 30 + si), "%s n=%d: later put undone by the notified put", fl, n);
             int bad = 0;
@@ -119,7 +122,7 @@ static void run(int flavor, MPI_Comm comm)
         if (rank == 0) {
             fill(a, n, 40 + si);
             MPI_OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 1, 0, w.win));
-            MPI_OK(MPI_Put_notify(a, n, MPI_BYTE, 1, t1 + 192, n, MPI_BYTE, w.win, TAG));
+            MPI_OK(MPI_Put_notify(a, n, MPI_BYTE, 1, t1 + 3 * MAXN, n, MPI_BYTE, w.win, TAG));
             MPI_OK(MPI_Win_unlock(1, w.win));
         }
         nnotify++;
@@ -127,7 +130,7 @@ static void run(int flavor, MPI_Comm comm)
         if (rank == reader) {
             memset(got, 0, sizeof got);
             MPI_OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 1, 0, w.win));
-            MPI_OK(MPI_Get(got, n, MPI_BYTE, 1, t1 + 192, n, MPI_BYTE, w.win));
+            MPI_OK(MPI_Get(got, n, MPI_BYTE, 1, t1 + 3 * MAXN, n, MPI_BYTE, w.win));
             MPI_OK(MPI_Win_unlock(1, w.win));
             CHECK(same(got, n, 40 + si), "%s n=%d: exclusive epoch after unlock read old data",
                   fl, n);
@@ -169,17 +172,17 @@ static void run(int flavor, MPI_Comm comm)
             MPI_Group_incl(wg, 1, &r0, &g);
             MPI_OK(MPI_Win_post(g, 0, w.win));
             MPI_OK(MPI_Win_wait(w.win));
-            CHECK(same(w.base + 64, n, 70 + si), "%s n=%d: PSCW wait: old data", fl, n);
+            CHECK(same(w.base + MAXN, n, 70 + si), "%s n=%d: PSCW wait: old data", fl, n);
             MPI_Group_free(&g);
         } else if (rank == 0) {
             MPI_Group_incl(wg, 1, &r1, &g);
             fill(a, n, 70 + si);
             MPI_OK(MPI_Win_start(g, 0, w.win));
-            MPI_OK(MPI_Put_notify(a, n, MPI_BYTE, 1, t1 + 64, n, MPI_BYTE, w.win, TAG));
+            MPI_OK(MPI_Put_notify(a, n, MPI_BYTE, 1, t1 + MAXN, n, MPI_BYTE, w.win, TAG));
             MPI_OK(MPI_Win_complete(w.win));
             MPI_OK(MPI_Win_start(g, 0, w.win));
             memset(got, 0, sizeof got);
-            MPI_OK(MPI_Get_notify(got, n, MPI_BYTE, 1, t1 + 64, n, MPI_BYTE, w.win, TAG));
+            MPI_OK(MPI_Get_notify(got, n, MPI_BYTE, 1, t1 + MAXN, n, MPI_BYTE, w.win, TAG));
             MPI_OK(MPI_Win_complete(w.win));
             CHECK(same(got, n, 70 + si), "%s n=%d: get_notify after PSCW put_notify", fl, n);
             MPI_Group_free(&g);

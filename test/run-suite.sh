@@ -280,7 +280,7 @@ run_fault_suite() {
 # nodes, so every notification crosses tcp;ofi_rxm on a real (virtual) wire.
 # test/netns/where checks that placement: one namespace and one node per rank.
 NETNS_TESTS=("test/netns/where" "examples/pingpong_notify 4096 20" "nonovertaking"
-    "ordered_mix" "put_get_complete")
+    "ordered_mix" "put_get_complete" "eager_path" "rma_mix")
 NETNS_HOSTS=$TOP/test/netns/hosts.sh    # global: the EXIT trap runs after the function
 
 run_netns_suite() {

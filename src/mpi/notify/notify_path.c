@@ -6,7 +6,8 @@
  * the window's matching state (notify.c); see include/mpir_notify.h.  Here:
  * the reasons' names and texts, and two MPI_T performance variables bound
  * to a window, one value per process of the window's group:
- *   notify_path         enum notify_path: generic, ring, cq-data, ucx-am, refused
+ *   notify_path         enum notify_path: generic, ring, cq-data, ucx-am, eager-am
+ *                       (never a table entry: cq-data's choice for some sizes), refused
  *   notify_path_reason  enum notify_path_reason: see MPIR_NOTIFY_REASONS
  * Class MPI_T_PVAR_CLASS_STATE, continuous, read-only; the handle is
  * allocated with a pointer to the MPI_Win (MPI_T_pvar_handle_alloc).
@@ -24,6 +25,7 @@ static const char *const path_name[] = {
     [MPIR_NOTIFY_PATH_RING] = "ring",
     [MPIR_NOTIFY_PATH_CQ_DATA] = "cq-data",
     [MPIR_NOTIFY_PATH_UCX_AM] = "ucx-am",
+    [MPIR_NOTIFY_PATH_EAGER_AM] = "eager-am",
     [MPIR_NOTIFY_PATH_REFUSED] = "refused",
 };
 

@@ -9,6 +9,7 @@
  *   notify_arrived_ring      COUNTER    that arrived here, by the path that
  *   notify_arrived_cq_data   COUNTER    carried them
  *   notify_arrived_ucx_am    COUNTER
+ *   notify_arrived_eager_am  COUNTER
  *   notify_counted           COUNTER  counter updates (MPIX_Put_notify ...)
  *   notify_from_queue        COUNTER  taken from the unexpected queue by MPI_Start
  *   notify_queued            LEVEL    notifications in the unexpected queue now
@@ -63,6 +64,10 @@ static stats_var_t vars[] = {
     {"notify_arrived_ucx_am", MPI_T_PVAR_CLASS_COUNTER,
      offsetof(struct MPIR_Notify_stats, arrived[MPIR_NOTIFY_PATH_UCX_AM]),
      "Notifications of the window that arrived at this process in UCX active messages"},
+    {"notify_arrived_eager_am", MPI_T_PVAR_CLASS_COUNTER,
+     offsetof(struct MPIR_Notify_stats, arrived[MPIR_NOTIFY_PATH_EAGER_AM]),
+     "Notifications of the window that arrived at this process in MPICH active messages "
+     "with their data (the libfabric path's choice for some sizes)"},
     {"notify_counted", MPI_T_PVAR_CLASS_COUNTER,
      offsetof(struct MPIR_Notify_stats, counted),
      "Counter updates (MPIX_Put_notify, MPIX_Get_notify) applied at this process"},
@@ -110,8 +115,8 @@ void MPIR_Notify_stats_report(MPIR_Win * win)
 {
     const struct MPIR_Notify_stats *st = stats_of(win);
     fprintf(stderr, "notify stats: rank %d window 0x%x: arrived generic %llu ring %llu "
-            "cq-data %llu ucx-am %llu, counted %llu, from queue %llu, queued %llu (max %llu)\n",
+            "cq-data %llu ucx-am %llu eager-am %llu, counted %llu, from queue %llu, queued %llu (max %llu)\n",
             win->comm_ptr->rank, win->handle, st->arrived[MPIR_NOTIFY_PATH_GENERIC],
             st->arrived[MPIR_NOTIFY_PATH_RING], st->arrived[MPIR_NOTIFY_PATH_CQ_DATA],
-            st->arrived[MPIR_NOTIFY_PATH_UCX_AM], st->counted, st->from_queue, st->queued, st->queued_max);
+            st->arrived[MPIR_NOTIFY_PATH_UCX_AM], st->arrived[MPIR_NOTIFY_PATH_EAGER_AM], st->counted, st->from_queue, st->queued, st->queued_max);
 }

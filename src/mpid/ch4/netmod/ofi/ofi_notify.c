@@ -35,6 +35,11 @@
  * A (window, target) pair uses one path for the window's lifetime (the
  * window's path table, filled by ofi_notify_win.c), so the libfabric and
  * generic paths never race each other.
+ * Contiguous puts above the provider's inject size, whose writes the tcp
+ * provider acknowledges before the target sees them, go as one eager
+ * active message instead (maybe_eager, ch4_notify_eager.h); they carry
+ * sequence numbers, and no write notifies a target while such a put to it
+ * is unanswered.
  */
 
 #include "mpidimpl.h"
@@ -43,6 +48,7 @@
 #include "ofi_notify.h"
 #include "ofi_notify_word.h"
 #include "mpidig_notify.h"
+#include "ch4_notify_eager.h"
 #include "utlist.h"
 
 /*
@@ -314,7 +320,8 @@ int MPIDI_OFI_notify_progress(void)
     if (g->in_progress)
         return MPI_SUCCESS;
     g->in_progress = true;
-    for (e = g->waiting; e; e = next) {
+    mpi_errno = MPIDI_Notify_eager_tick();
+    for (e = g->waiting; e && !mpi_errno; e = next) {
         next = e->wnext;
         if (!MPIR_Request_is_complete(e->req))
             continue;
@@ -603,6 +610,33 @@ static int get_data(void *origin_addr, int origin_count, MPI_Datatype origin_dat
     return mpi_errno;
 }
 
+/* Not an error class: maybe_eager left the put to the write path. */
+#define NOT_EAGER (-1)
+
+/* A contiguous put of the window's eager sizes goes as one eager message
+ * (ch4_notify_eager.h); so does every smaller one while a message to that
+ * target is unanswered, so that its notification needs no settling.
+ * Otherwise NOT_EAGER. */
+static int maybe_eager(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+                       int target_rank, MPI_Aint target_disp, int target_count,
+                       MPI_Datatype target_datatype, MPIR_Win * win,
+                       MPIDI_OFI_notify_win_t * nw, int tag, MPIR_Request ** ureq)
+{
+    int o_contig, t_contig;
+    MPI_Aint o_bytes, t_bytes, o_lb, t_lb;
+
+    MPIDI_Datatype_check_contig_size_lb(origin_datatype, origin_count, o_contig, o_bytes, o_lb);
+    if (o_bytes > nw->eager_hi || !o_contig ||
+        (o_bytes < nw->eager_lo && !MPIDI_Notify_eager_unacked(win, target_rank)))
+        return NOT_EAGER;
+    MPIDI_Datatype_check_contig_size_lb(target_datatype, target_count, t_contig, t_bytes, t_lb);
+    (void) t_bytes;
+    if (!t_contig)
+        return NOT_EAGER;
+    return MPIDI_Notify_eager_put(MPIR_get_contig_ptr(origin_addr, o_lb), o_bytes, target_rank,
+                                  target_disp, t_lb, win, tag, ureq);
+}
+
 /* The request of MPI_Rput_notify / MPI_Rget_notify (ureq): the data's own
  * request where the access has one (shared with the notification queue,
  * which drops its reference when done), else one that is complete at once
@@ -647,6 +681,17 @@ int MPIDI_OFI_notify_access(void *origin_addr, int origin_count, MPI_Datatype or
     MPIDIG_RMA_OP_CHECK_SYNC(target_rank, win);
     if (ureq)
         *ureq = NULL;
+    if (is_put) {
+        mpi_errno = maybe_eager(origin_addr, origin_count, origin_datatype, target_rank,
+                                target_disp, target_count, target_datatype, win, nw, tag, ureq);
+        if (mpi_errno != NOT_EAGER)
+            goto fn_exit;
+        mpi_errno = MPI_SUCCESS;
+    }
+    if (unlikely(MPIDI_Notify_eager_unacked(win, target_rank))) {
+        mpi_errno = MPIDI_Notify_eager_settle(win, target_rank);
+        MPIR_ERR_CHECK(mpi_errno);
+    }
     if (is_put)
         mpi_errno = put_data(origin_addr, origin_count, origin_datatype, target_rank, target_disp,
                              target_count, target_datatype, win, nw, tag, words, &nwords, &req,
@@ -660,6 +705,7 @@ int MPIDI_OFI_notify_access(void *origin_addr, int origin_count, MPI_Datatype or
     MPIR_ERR_CHECK(mpi_errno);
     mpi_errno = notify_after(win, target_rank, words, nwords, req);
     MPIR_ERR_CHECK(mpi_errno);
+    (void) MPIR_Notify_take_seq(win->notify, target_rank);
     mpi_errno = bound(win, nw);
 
   fn_exit:
@@ -713,6 +759,10 @@ int MPIDI_OFI_notify_accumulate(const MPIR_Notify_acc_t * a, MPIR_Win * win, MPI
     }
 
     MPIDIG_RMA_OP_CHECK_SYNC(a->target_rank, win);
+    if (unlikely(MPIDI_Notify_eager_unacked(win, a->target_rank))) {
+        mpi_errno = MPIDI_Notify_eager_settle(win, a->target_rank);
+        MPIR_ERR_CHECK(mpi_errno);
+    }
     switch (a->kind) {
         case MPIR_NOTIFY_ACC:
             mpi_errno = MPIDI_NM_mpi_raccumulate(a->origin_addr, a->origin_count,
@@ -751,6 +801,7 @@ int MPIDI_OFI_notify_accumulate(const MPIR_Notify_acc_t * a, MPIR_Win * win, MPI
                                  (uint64_t) a->bytes, words);
     mpi_errno = notify_after(win, a->target_rank, words, nwords, req);
     MPIR_ERR_CHECK(mpi_errno);
+    (void) MPIR_Notify_take_seq(win->notify, a->target_rank);
     mpi_errno = bound(win, nw);
 
   fn_exit:

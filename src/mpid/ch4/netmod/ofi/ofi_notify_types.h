@@ -35,11 +35,13 @@ typedef struct MPIDI_OFI_notify_win {
     uint64_t *len_in;           /* [origin] length words received */
     MPIDI_OFI_notify_pending_t **qhead, **qtail;        /* [target] */
     unsigned since_wait;        /* accesses issued since the last bound() */
+    MPI_Aint eager_lo, eager_hi;        /* contiguous puts of these sizes: eager messages */
 } MPIDI_OFI_notify_win_t;
 
 typedef struct MPIDI_OFI_notify_global {
-    /* entries waiting on a request: MPIDI_NM_progress calls
-     * MPIDI_OFI_notify_progress only while there are any */
+    /* entries waiting on a request, +1 while the eager-message path owes
+     * answers (ch4_notify_eager.h): MPIDI_NM_progress calls
+     * MPIDI_OFI_notify_progress only while this is above 0 */
     int nwaiting;
     MPIDI_OFI_notify_pending_t *waiting;
     bool in_progress;

@@ -13,6 +13,7 @@
 #include "mpidimpl.h"
 #include "ofi_impl.h"
 #include "ofi_notify.h"
+#include "ch4_notify_eager.h"
 
 /*
 === BEGIN_MPI_T_CVAR_INFO_BLOCK ===
@@ -50,6 +51,32 @@ cvars:
         completion - a notification is written only after its data and the
                      previous notification to that target are delivery-
                      complete (one in flight per target)
+
+    - name        : MPIR_CVAR_NOTIFY_OFI_EAGER_MIN
+      category    : NOTIFY
+      type        : int
+      default     : -1
+      class       : none
+      verbosity   : MPI_T_VERBOSITY_USER_BASIC
+      scope       : MPI_T_SCOPE_LOCAL
+      description : >-
+        The smallest contiguous notified put, in bytes, that the libfabric
+        path sends as one eager active message carrying data and
+        notification instead of a write with remote CQ data.  -1: one byte
+        above the provider's inject size, where a write starts to need the
+        provider's acknowledgement (doc/design.md).
+
+    - name        : MPIR_CVAR_NOTIFY_OFI_EAGER_MAX
+      category    : NOTIFY
+      type        : int
+      default     : -1
+      class       : none
+      verbosity   : MPI_T_VERBOSITY_USER_BASIC
+      scope       : MPI_T_SCOPE_LOCAL
+      description : >-
+        The largest put sent as an eager active message (see
+        MPIR_CVAR_NOTIFY_OFI_EAGER_MIN).  -1: the largest that fits one
+        eager message of the netmod; 0: never (every put is a write).
 
 === END_MPI_T_CVAR_INFO_BLOCK ===
 */
@@ -223,6 +250,14 @@ static int new_state(MPIR_Win * win, int slot, const member_info_t * all)
     for (int r = 0; r < n; r++)
         nw->waw_ordered = nw->waw_ordered && all[r].waw_ordered;
     nw->war_ordered = (MPIDI_OFI_global.prov_use[0]->tx_attr->msg_order & FI_ORDER_WAR) != 0;
+    /* the eager path's answers go from MPIDI_OFI_notify_progress */
+    MPIDI_Notify_eager_set_waker(&MPIDI_OFI_global.notify.nwaiting);
+    /* this process's choice alone: the target takes either */
+    MPI_Aint emax = MPIDI_Notify_eager_max();
+    nw->eager_lo = MPIR_CVAR_NOTIFY_OFI_EAGER_MIN >= 0 ? MPIR_CVAR_NOTIFY_OFI_EAGER_MIN :
+        (MPI_Aint) MPIDI_OFI_global.max_buffered_write + 1;
+    nw->eager_hi = MPIR_CVAR_NOTIFY_OFI_EAGER_MAX >= 0 ?
+        MPL_MIN(MPIR_CVAR_NOTIFY_OFI_EAGER_MAX, emax) : emax;
   fn_fail:
     return mpi_errno;
 }
@@ -238,7 +273,8 @@ static void report(MPIR_Win * win, int off)
                 "notified accesses refused" : "generic path");
     else
         fprintf(stderr, "notify: window %x: libfabric remote CQ data via %s for %d of %d "
-                "targets, slot %d, inject up to %zu bytes, ordered by %s, get notified %s\n",
+                "targets, slot %d, inject up to %zu bytes, ordered by %s, get notified %s; "
+                "puts of %ld to %ld bytes as eager messages\n",
                 win->handle, MPIDI_OFI_global.prov_use[0]->fabric_attr->prov_name,
                 MPIR_Notify_path_count(win, MPIR_NOTIFY_PATH_CQ_DATA),
                 win->comm_ptr->local_size, nw->slot,
@@ -246,7 +282,8 @@ static void report(MPIR_Win * win, int off)
                 nw->waw_ordered ? "the provider (FI_ORDER_WAW)" :
                 "completion (one notification in flight per target)",
                 nw->waw_ordered && nw->war_ordered ?
-                "right after the read (FI_ORDER_WAR)" : "when the read completes");
+                "right after the read (FI_ORDER_WAR)" : "when the read completes",
+                (long) nw->eager_lo, (long) nw->eager_hi);
 }
 
 int MPIDI_OFI_notify_win_init(MPIR_Win * win)
@@ -318,6 +355,7 @@ int MPIDI_OFI_notify_win_free(MPIR_Win * win)
 {
     int mpi_errno = MPI_SUCCESS;
     MPIDI_OFI_notify_win_t *nw = MPIDI_OFI_WIN(win).notify;
+    MPIDI_Notify_eager_win_free(win);
     if (!nw)
         return MPI_SUCCESS;
 

@@ -1,0 +1,407 @@
+/*
+ * Notified Access: the eager-message path (see ch4_notify_eager.h).
+ *
+ * Produced: MPIDI_Notify_eager_put, one MPIDI_NM_am_isend of header and
+ * data.  Carried: an eager active message (the netmod's receive buffers).
+ * Matched: eager_msg_cb copies the data into the window and hands the
+ * notification to MPIR_Notify_arrive with its sequence number.  Completed:
+ * the answer (EAGER_ACK, or the ack field of the target's next put to the
+ * origin) lowers MPIDIG's local and remote completion counters, which every
+ * synchronisation call already waits for.
+ */
+
+#include "mpidimpl.h"
+#include "mpidch4r.h"
+#include "ch4_notify_eager.h"
+#include "utlist.h"
+
+enum { EAGER_PUT, EAGER_ACK };
+
+typedef struct {
+    uint64_t win_id;
+    MPI_Aint disp;              /* PUT: in the target's displacement units */
+    MPI_Aint lb;                /* PUT: then this many bytes */
+    uint64_t ack;               /* the sender's done count of the receiver's puts (0: none) */
+    int32_t src;                /* the sender's rank in the window */
+    int32_t tag;
+    uint32_t seq;
+    uint32_t kind;
+} eager_hdr_t;
+
+/* Netmod progress calls an answer waits for a message to ride on,
+ * counting the one that received the put: two more, as MPI_Win_flush ends
+ * with a poll of its own, which would send the answer just before the
+ * process's next put could carry it (the UCX path measured the same,
+ * ucx_notify.c).  Counted in the netmod's progress, not by an MPICH
+ * progress hook: MPIDIG's synchronisation calls wait with the netmod's
+ * progress alone, and two processes flushing towards each other each owe
+ * the other its answer. */
+#define DEFER_ROUNDS 3
+/* answers sent at once after one found no message to ride on: the pattern
+ * is not request/response (a message to the origin resets it) */
+#define DEFER_SKIP 64
+
+static int handler_id = -1;
+static int owed_rounds;         /* netmod progress calls left before the answers go */
+static MPIDI_Notify_eager_win_t *owing; /* windows with answers owed */
+/* the netmod's count of reasons to call MPIDI_Notify_eager_tick from its
+ * progress; +1 while answers are owed (NULL: none deferred) */
+static int *waker;
+static unsigned long dropped;   /* messages that named no window here */
+/* The netmod drops what an AM handler returns (ofi's short messages); an
+ * error there (no memory for the unexpected queue) is returned by the next
+ * eager put or settle instead. */
+static int deferred_errno = MPI_SUCCESS;
+
+MPI_Aint MPIDI_Notify_eager_max(void)
+{
+    return handler_id < 0 ? 0 : MPIDI_NM_am_eager_limit() - (MPI_Aint) sizeof(eager_hdr_t);
+}
+
+static MPIR_Notify_win_head_t *head_of(MPIR_Win * win)
+{
+    return (MPIR_Notify_win_head_t *) win->notify;
+}
+
+static void state_free(MPIDI_Notify_eager_win_t * e)
+{
+    if (e) {
+        MPL_free(e->issued);
+        MPL_free(e->owed);
+        MPL_free(e->skip);
+        MPL_free(e);
+    }
+}
+
+/* the window's state, created with its first message; NULL: no memory */
+static MPIDI_Notify_eager_win_t *state_of(MPIR_Win * win)
+{
+    MPIR_Notify_win_head_t *h = head_of(win);
+    if (likely(h->eager))
+        return h->eager;
+
+    int n = win->comm_ptr->local_size;
+    MPIDI_Notify_eager_win_t *e = MPL_calloc(1, sizeof(*e), MPL_MEM_RMA);
+    if (!e)
+        return NULL;
+    /* the three counters in one allocation, the two flags in another */
+    e->issued = MPL_calloc(3 * n, sizeof(uint64_t), MPL_MEM_RMA);
+    e->owed = MPL_calloc(2 * n, sizeof(bool), MPL_MEM_RMA);
+    e->skip = MPL_calloc(n, sizeof(int), MPL_MEM_RMA);
+    if (!e->issued || !e->owed || !e->skip) {
+        state_free(e);
+        return NULL;
+    }
+    e->acked = e->issued + n;
+    e->done = e->acked + n;
+    e->at_once = e->owed + n;
+    e->win = win;
+    h->eager = e;
+    return e;
+}
+
+/* e owes origin its answer / no longer does */
+static void owe(MPIDI_Notify_eager_win_t * e, int origin)
+{
+    if (e->owed[origin])
+        return;
+    e->owed[origin] = true;
+    if (e->nowed++ > 0)
+        return;
+    if (!owing) {
+        owed_rounds = DEFER_ROUNDS;
+        (*waker)++;
+    }
+    DL_APPEND(owing, e);
+}
+
+static void settled(MPIDI_Notify_eager_win_t * e, int origin)
+{
+    if (!e->owed[origin])
+        return;
+    e->owed[origin] = false;
+    if (--e->nowed > 0)
+        return;
+    DL_DELETE(owing, e);
+    if (!owing)
+        (*waker)--;
+}
+
+static eager_hdr_t header(MPIR_Win * win, int kind)
+{
+    eager_hdr_t hdr = {
+        .win_id = MPIDIG_WIN(win, win_id),
+        .src = win->comm_ptr->rank,
+        .kind = kind,
+    };
+    return hdr;
+}
+
+/* origin's answer rides on hdr: it is no longer owed */
+static void carry_answer(MPIDI_Notify_eager_win_t * e, int to, eager_hdr_t * hdr)
+{
+    if (e->at_once[to]) {
+        /* a message that could have carried the answer: defer again */
+        e->at_once[to] = false;
+        e->skip[to] = 0;
+    }
+    if (e->owed[to]) {
+        hdr->ack = e->done[to];
+        settled(e, to);
+        e->rode++;
+    }
+}
+
+/* ------------------------------------------------------------- target */
+
+/* the answer to origin now, alone */
+static int send_ack(MPIDI_Notify_eager_win_t * e, int origin)
+{
+    MPIR_Win *win = e->win;
+    int vci = MPIDI_WIN(win, am_vci);
+    eager_hdr_t hdr = header(win, EAGER_ACK);
+    hdr.ack = e->done[origin];
+    settled(e, origin);
+    return MPIDI_NM_am_send_hdr(origin, win->comm_ptr, handler_id, &hdr, sizeof(hdr), vci, vci);
+}
+
+/* every answer owed; alone: none found a message to ride on */
+static int send_all_owed(void)
+{
+    int mpi_errno = MPI_SUCCESS;
+    while (owing) {
+        MPIDI_Notify_eager_win_t *e = owing;
+        for (int r = 0; e->nowed > 0 && r < e->win->comm_ptr->local_size; r++) {
+            if (!e->owed[r])
+                continue;
+            e->skip[r] = DEFER_SKIP;
+            e->at_once[r] = false;
+            e->alone++;
+            int err = send_ack(e, r);   /* clears owed[r], even if the send failed */
+            if (!mpi_errno)
+                mpi_errno = err;
+        }
+    }
+    return mpi_errno;
+}
+
+int MPIDI_Notify_eager_tick(void)
+{
+    if (!owing || --owed_rounds > 0)
+        return MPI_SUCCESS;
+    return send_all_owed();
+}
+
+void MPIDI_Notify_eager_set_waker(int *w)
+{
+    waker = w;
+}
+
+/* origin's puts up to done[origin] are in window memory: tell it, later */
+static int answer(MPIDI_Notify_eager_win_t * e, int origin)
+{
+    if (!waker)
+        return send_ack(e, origin);
+    if (e->skip[origin] > 0) {
+        e->skip[origin]--;
+        e->at_once[origin] = true;
+        e->at_once_sent++;
+        return send_ack(e, origin);
+    }
+    owe(e, origin);
+    return MPI_SUCCESS;
+}
+
+/* The local completion counter a put to target counts in: per target, or
+ * per window in a fence epoch (as MPIDIG_win_cmpl_cnts_incr chooses; an
+ * epoch cannot change while its puts are unanswered, since every call that
+ * ends one waits for this counter or the remote one) */
+static MPIR_cc_t *local_cnt(MPIR_Win * win, int target)
+{
+    switch (MPIDIG_WIN(win, sync).access_epoch_type) {
+        case MPIDIG_EPOTYPE_LOCK:
+        case MPIDIG_EPOTYPE_LOCK_ALL:
+        case MPIDIG_EPOTYPE_START:{
+                MPIDIG_win_target_t *t = MPIDIG_win_target_find(win, target);
+                MPIR_Assert(t);
+                return &t->local_cmpl_cnts;
+            }
+        default:
+            return &MPIDIG_WIN(win, local_cmpl_cnts);
+    }
+}
+
+/* origin: the target says its puts up to ack are done */
+static void take_answer(MPIR_Win * win, MPIDI_Notify_eager_win_t * e, int target, uint64_t ack)
+{
+    /* answers are cumulative and may pass each other */
+    while (e->acked[target] < ack) {
+        e->acked[target]++;
+        MPIDIG_win_remote_cmpl_cnt_decr(win, target);
+        MPIR_cc_dec(local_cnt(win, target));
+    }
+}
+
+static int drop(const eager_hdr_t * h)
+{
+    dropped++;
+    if (MPIR_CVAR_NOTIFY_VERBOSE && (dropped & (dropped - 1)) == 0)
+        fprintf(stderr, "notify: dropped an eager message (window id %#llx, origin %d, kind "
+                "%u: no such window here); %lu dropped so far\n",
+                (unsigned long long) h->win_id, (int) h->src, (unsigned) h->kind, dropped);
+    return MPI_SUCCESS;
+}
+
+/* every eager message arrives here, from the netmod's progress */
+static int eager_msg_cb(void *am_hdr, void *data, MPI_Aint data_sz, uint32_t attr,
+                        MPIR_Request ** req)
+{
+    int mpi_errno = MPI_SUCCESS;
+    eager_hdr_t h;
+
+    memcpy(&h, am_hdr, sizeof(h));
+    if (req)
+        *req = NULL;
+    /* A window exists at every member from its creation to its free, and
+     * no message of it is in flight outside that span (epochs close before
+     * the free): a message naming no window here is corrupt or late. */
+    MPIR_Win *win = MPIDIU_map_lookup(MPIDI_global.win_map, h.win_id);
+    if (unlikely(win == MPIDIU_MAP_NOT_FOUND || !win->notify || h.src < 0 ||
+                 h.src >= win->comm_ptr->local_size || h.kind > EAGER_ACK))
+        return drop(&h);
+    /* sent only at eager sizes, so the data is here */
+    MPIR_Assert(!(attr & MPIDIG_AM_ATTR__IS_ASYNC));
+    MPIDI_Notify_eager_win_t *e = state_of(win);
+    MPIR_ERR_CHKANDJUMP1(!e, mpi_errno, MPI_ERR_NO_MEM, "**nomem", "**nomem %s", "notify");
+
+    if (h.ack)
+        take_answer(win, e, h.src, h.ack);
+    if (h.kind == EAGER_PUT) {
+        if (data_sz > 0)
+            MPIR_Memcpy((char *) win->base + h.disp * win->disp_unit + h.lb, data, data_sz);
+        e->done[h.src]++;
+        mpi_errno = MPIR_Notify_arrive(win, MPIR_NOTIFY_PATH_EAGER_AM, h.src, h.tag, data_sz,
+                                       h.seq);
+        int err = answer(e, h.src);
+        if (!mpi_errno)
+            mpi_errno = err;
+    }
+  fn_fail:
+    if (mpi_errno && !deferred_errno)
+        deferred_errno = mpi_errno;
+    return mpi_errno;
+}
+
+static int take_deferred(void)
+{
+    int e = deferred_errno;
+    deferred_errno = MPI_SUCCESS;
+    return e;
+}
+
+/* the local half of a put: its send is complete */
+static int eager_origin_cb(MPIR_Request * sreq)
+{
+    MPID_Request_complete(sreq);
+    return MPI_SUCCESS;
+}
+
+int MPIDI_Notify_eager_init(void)
+{
+    /* every process registers in the same order, so ids agree; none left:
+     * the netmods keep their own paths at every size */
+    handler_id = MPIDIG_am_reg_cb_dynamic(eager_origin_cb, eager_msg_cb);
+    return MPI_SUCCESS;
+}
+
+/* ------------------------------------------------------------- origin */
+
+int MPIDI_Notify_eager_put(const void *buf, MPI_Aint bytes, int target, MPI_Aint disp,
+                           MPI_Aint t_lb, MPIR_Win * win, int tag, MPIR_Request ** ureq)
+{
+    int mpi_errno = MPI_SUCCESS;
+    int vci = MPIDI_WIN(win, am_vci);
+    MPIR_Request *sreq = NULL;
+
+    MPID_THREAD_CS_ENTER(VCI, MPIDI_VCI(vci).lock);
+    mpi_errno = take_deferred();
+    MPIR_ERR_CHECK(mpi_errno);
+    MPIDI_Notify_eager_win_t *e = state_of(win);
+    MPIR_ERR_CHKANDJUMP1(!e, mpi_errno, MPI_ERR_NO_MEM, "**nomem", "**nomem %s", "notify");
+    /* a second reference for the user's request */
+    sreq = MPIDIG_request_create(MPIR_REQUEST_KIND__RMA, ureq ? 2 : 1, vci, vci);
+    MPIR_ERR_CHKANDJUMP(!sreq, mpi_errno, MPIX_ERR_NOREQ, "**nomemreq");
+    sreq->u.rma.win = win;
+
+    eager_hdr_t hdr = header(win, EAGER_PUT);
+    hdr.disp = disp;
+    hdr.lb = t_lb;
+    hdr.tag = tag;
+    hdr.seq = MPIR_Notify_take_seq(win->notify, target);
+    carry_answer(e, target, &hdr);
+    /* MPIDIG's counters, which every synchronisation call waits for: the
+     * answer lowers the remote one and, as for MPIDIG's own puts (whose
+     * request completes at the target's acknowledgement), the local one,
+     * since MPI_Win_complete and MPI_Win_fence wait for local completion
+     * only; the send's completion lowers the local one too (buffer free) */
+    MPIR_cc_t *local;
+    MPIDIG_win_cmpl_cnts_incr(win, target, &local);
+    MPIR_cc_inc(local);
+    sreq->completion_notification = local;
+    e->issued[target]++;
+    mpi_errno = MPIDI_NM_am_isend(target, win->comm_ptr, handler_id, &hdr, sizeof(hdr), buf,
+                                  bytes, MPI_BYTE, vci, vci, sreq);
+    if (mpi_errno) {
+        /* nothing left: undo what a send would have completed */
+        e->issued[target]--;
+        MPIR_Notify_unnumber(win, target, hdr.seq);
+        MPIDIG_win_remote_cmpl_cnt_decr(win, target);
+        MPIR_cc_dec(local);
+        if (ureq)
+            MPIR_Request_free(sreq);
+        MPID_Request_complete(sreq);
+        if (hdr.ack)            /* the answer did not go either: owed again */
+            (void) answer(e, target);
+        goto fn_fail;
+    }
+    if (ureq)
+        *ureq = sreq;
+  fn_exit:
+    MPID_THREAD_CS_EXIT(VCI, MPIDI_VCI(vci).lock);
+    return mpi_errno;
+  fn_fail:
+    goto fn_exit;
+}
+
+int MPIDI_Notify_eager_settle(MPIR_Win * win, int target)
+{
+    int mpi_errno = MPI_SUCCESS;
+    int vci = MPIDI_WIN(win, am_vci);
+    /* the answer comes within DEFER_ROUNDS rounds of the target's progress */
+    while (MPIDI_Notify_eager_unacked(win, target)) {
+        mpi_errno = MPIDI_progress_test_vci(vci);
+        MPIR_ERR_CHECK(mpi_errno);
+        MPID_THREAD_CS_YIELD(GLOBAL, MPIR_THREAD_GLOBAL_ALLFUNC_MUTEX);
+    }
+    mpi_errno = take_deferred();
+  fn_fail:
+    return mpi_errno;
+}
+
+void MPIDI_Notify_eager_win_free(MPIR_Win * win)
+{
+    MPIR_Notify_win_head_t *h = head_of(win);
+    MPIDI_Notify_eager_win_t *e = h ? h->eager : NULL;
+    if (!e)
+        return;
+    if (MPIR_CVAR_NOTIFY_VERBOSE)
+        fprintf(stderr, "notify: window %x: eager answers: %lu rode on puts, %lu went alone "
+                "after a deferral, %lu at once\n", win->handle, e->rode, e->alone,
+                e->at_once_sent);
+    /* epochs are closed, so every origin has its answers; what is still
+     * marked owed only repeats them */
+    for (int r = 0; e->nowed > 0; r++)
+        settled(e, r);
+    h->eager = NULL;
+    state_free(e);
+}

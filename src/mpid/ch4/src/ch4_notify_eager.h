@@ -1,0 +1,76 @@
+/*
+ * Notified Access: the eager-message path (ch4_notify_eager.c).
+ *
+ * A notified put is one MPICH active message (MPIDI_NM_am_isend, eager
+ * sizes only) that carries the data and the notification; the target copies
+ * the data into its window and notifies.  The answer that MPI_Win_flush
+ * waits for (a count of the origin's puts that are done) rides on the
+ * target's next message to the origin, or goes alone after a few rounds of
+ * the target's progress.  A netmod uses it for the sizes where its own
+ * one-message way costs more: over libfabric, writes above the provider's
+ * inject size, which the tcp provider acknowledges before it reports the
+ * target's completion (ofi_notify.c).
+ *
+ * Completion is MPICH's own: each put counts in MPIDIG's per-target (or, in
+ * a fence epoch, per-window) local and remote completion counters, as an
+ * MPIDIG put does, so MPI_Win_flush(_local)(_all), unlock(_all), fence and
+ * complete wait for it unchanged; the answer lowers both (as the
+ * acknowledgement completes an MPIDIG put's request), the send's completion
+ * the local one once more.  Order: every put carries the window's
+ * per-(origin, target) sequence number, so the target restores issue order
+ * against the netmod's own path, whose notifications are numbered but
+ * carried unnumbered (in order): the netmod sends none of those while a
+ * put of this path to that target is unanswered (MPIDI_Notify_eager_settle).
+ */
+#ifndef CH4_NOTIFY_EAGER_H_INCLUDED
+#define CH4_NOTIFY_EAGER_H_INCLUDED
+
+/* per window, created with its first eager message sent or received */
+typedef struct MPIDI_Notify_eager_win {
+    uint64_t *issued;           /* origin [target]: puts sent */
+    uint64_t *acked;            /* origin [target]: puts the target said are done */
+    uint64_t *done;             /* target [origin]: puts whose data is here */
+    bool *owed;                 /* target [origin]: done not yet told to origin */
+    int *skip;                  /* target [origin]: answers to send at once before deferring again */
+    bool *at_once;              /* target [origin]: the last answer went at once for skip */
+    int nowed;                  /* target: origins with owed set */
+    unsigned long rode, alone, at_once_sent;    /* answers: on a put, deferred then alone, at once */
+    struct MPIR_Win *win;
+    struct MPIDI_Notify_eager_win *next, *prev;         /* windows owing answers */
+} MPIDI_Notify_eager_win_t;
+
+/* MPI_Init (every process, same order): the active-message handler */
+int MPIDI_Notify_eager_init(void);
+
+/* A netmod that uses the path counts in *waker the reasons its progress
+ * has to call MPIDI_Notify_eager_tick (the path adds one while answers are
+ * owed), and calls it then: the answers that found no message to ride on
+ * go a few calls later.  Without a waker every answer goes at once. */
+void MPIDI_Notify_eager_set_waker(int *waker);
+int MPIDI_Notify_eager_tick(void);
+
+/* the largest put the path carries (0 before MPIDI_Notify_eager_init) */
+MPI_Aint MPIDI_Notify_eager_max(void);
+
+/* origin: a contiguous put of bytes at buf to (target, disp, t_lb) of win,
+ * notified with tag; the window's state (win->notify) must exist.  ureq
+ * (MPI_Rput_notify): the request, complete when the send is (as MPI_Rput's) */
+int MPIDI_Notify_eager_put(const void *buf, MPI_Aint bytes, int target, MPI_Aint disp,
+                           MPI_Aint t_lb, struct MPIR_Win *win, int tag,
+                           struct MPIR_Request **ureq);
+
+/* origin: whether a put of this path to target is still unanswered */
+static inline bool MPIDI_Notify_eager_unacked(struct MPIR_Win *win, int target)
+{
+    const MPIR_Notify_win_head_t *h = (const MPIR_Notify_win_head_t *) win->notify;
+    const MPIDI_Notify_eager_win_t *e = h ? h->eager : NULL;
+    return e && e->acked[target] != e->issued[target];
+}
+
+/* origin: wait until every put of this path to target is answered */
+int MPIDI_Notify_eager_settle(struct MPIR_Win *win, int target);
+
+/* window free (collective, epochs closed): the state goes */
+void MPIDI_Notify_eager_win_free(struct MPIR_Win *win);
+
+#endif /* CH4_NOTIFY_EAGER_H_INCLUDED */

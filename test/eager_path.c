@@ -1,0 +1,273 @@
+/* The libfabric path's eager messages (src/mpid/ch4/src/ch4_notify_eager.c):
+ * puts above the provider's inject size travel as one active message with
+ * their data, and the flush's answer comes late (riding on the target's next
+ * put, or after a few rounds of its progress).  2 ranks.
+ *
+ *   A. which path carried them: MPI_T's notify_arrived_eager_am counts every
+ *      1 KiB put where the path table says cq-data (none with
+ *      MPIR_CVAR_NOTIFY_OFI_EAGER_MAX=0, or on any other path); with
+ *      MPIR_CVAR_NOTIFY_OFI_EAGER_MIN=0 the 8-byte ones too;
+ *   B. issue order across the write, eager and queued-word paths: injected,
+ *      eager, large and zero-byte puts, gets and accumulates to one target,
+ *      matched with MPI_ANY_TAG, with and without flush_local between;
+ *   C. both ranks put to each other and flush at once, each owing the
+ *      other its answer while it waits for its own;
+ *   D. the target sits in MPI_Barrier while the origin flushes;
+ *   E. MPI_Rput_notify: the request completes, the buffer is reusable;
+ *   F. the counter dialect: 1 KiB MPIX_Put_notify updates its counter. */
+#include "na_test.h"
+
+#define KB 1024
+#define BIG 65536
+#define NA 20                   /* A: puts of each size */
+#define NB 300                  /* B: accesses */
+#define NC 500                  /* C: exchanges */
+
+static MPI_T_pvar_session session;
+
+static int env_is(const char *var, const char *value)
+{
+    const char *v = getenv(var);
+    return v && !strcmp(v, value);
+}
+
+static void wait_tag(MPI_Win win, int src, int tag, int count)
+{
+    MPI_Request r;
+    MPI_OK(MPI_Notify_init(win, src, tag, count, &r));
+    MPI_OK(MPI_Start(&r));
+    MPI_OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
+    MPI_OK(MPI_Request_free(&r));
+}
+
+/* A: arrivals by path.  MPI_T counters read what happened since the handle
+ * was started, so each count is read around its own puts. */
+static void by_path(MPI_Win win, char *base, int rank)
+{
+    char path[64], why[64];
+    na_path(win, rank ^ 1, path, why, sizeof(path));
+    int cq = !strcmp(path, "cq-data");
+    int eager_on = cq && !env_is("MPIR_CVAR_NOTIFY_OFI_EAGER_MAX", "0");
+    int small_too = eager_on && env_is("MPIR_CVAR_NOTIFY_OFI_EAGER_MIN", "0");
+    static char src[KB];
+
+    for (int n = 8; n <= KB; n *= 128) {
+        int idx, count;
+        unsigned long long got = 0, before = 0;
+        MPI_T_pvar_handle h;
+        if (rank == 1) {
+            MPI_OK(MPI_T_pvar_get_index("notify_arrived_eager_am", MPI_T_PVAR_CLASS_COUNTER,
+                                        &idx));
+            MPI_OK(MPI_T_pvar_handle_alloc(session, idx, &win, &h, &count));
+            MPI_OK(MPI_T_pvar_read(session, h, &before));
+        }
+        MPI_Barrier(MPI_COMM_WORLD);
+        if (rank == 0) {
+            for (int i = 0; i < NA; i++) {
+                memset(src, i + n, n);
+                MPI_OK(MPI_Put_notify(src, n, MPI_BYTE, 1, 0, n, MPI_BYTE, win, 1));
+                MPI_OK(MPI_Win_flush(1, win));
+            }
+        } else {
+            wait_tag(win, 0, 1, NA);
+            MPI_OK(MPI_T_pvar_read(session, h, &got));
+            MPI_OK(MPI_T_pvar_handle_free(session, &h));
+            got -= before;
+            unsigned long long want = (n == KB ? eager_on : small_too) ? NA : 0;
+            CHECK(got == want, "%d-byte puts on path %s/%s: %llu eager arrivals, want %llu", n,
+                  path, why, got, want);
+            CHECK(base[0] == (char) (NA - 1 + n) && base[n - 1] == (char) (NA - 1 + n),
+                  "%d-byte puts: data %d %d", n, base[0], base[n - 1]);
+        }
+        MPI_Barrier(MPI_COMM_WORLD);
+    }
+}
+
+/* B: the kind of access k, and its bytes */
+enum { P_INJECT, P_EAGER, P_BIG, P_ZERO, G_EAGER, ACC, NKINDS };
+
+static int kind_of(int k)
+{
+    /* runs of one kind, then alternation, so that both unanswered eager
+     * puts and settled ones precede each other kind */
+    return (k < 60) ? (k / 10) % NKINDS : (k * 7 + k / 13) % NKINDS;
+}
+
+static void issue_order(MPI_Win win, char *base, int rank)
+{
+    /* layout at the target: BIG bytes per kind, k's data at a slot of its kind */
+    static char src[BIG];
+    static char gbuf[KB];
+    int one = 1;
+
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == 0) {
+        for (int k = 0; k < NB; k++) {
+            int kind = kind_of(k);
+            MPI_Aint at = (MPI_Aint) kind * BIG;
+            int n = kind == P_INJECT ? 8 : kind == P_BIG ? BIG : kind == P_ZERO ? 0 : KB;
+            memset(src, (char) k, n ? n : 1);
+            switch (kind) {
+                case P_INJECT:
+                case P_EAGER:
+                case P_BIG:
+                case P_ZERO:
+                    MPI_OK(MPI_Put_notify(src, n, MPI_BYTE, 1, at, n, MPI_BYTE, win, k));
+                    break;
+                case G_EAGER:
+                    MPI_OK(MPI_Get_notify(gbuf, KB, MPI_BYTE, 1, at, KB, MPI_BYTE, win, k));
+                    break;
+                case ACC:
+                    MPI_OK(MPI_Accumulate_notify(&one, 1, MPI_INT, 1, at, 1, MPI_INT, MPI_SUM,
+                                                 win, k));
+                    break;
+            }
+            if (k % 3 == 0 || kind == G_EAGER)
+                MPI_OK(MPI_Win_flush_local(1, win));
+        }
+        MPI_OK(MPI_Win_flush(1, win));
+    } else {
+        MPI_Request r;
+        MPI_Status st;
+        int bad = 0, accs = 0;
+        *(int *) (base + (MPI_Aint) ACC * BIG) = 0;
+        MPI_OK(MPI_Notify_init(win, 0, MPI_ANY_TAG, 1, &r));
+        for (int k = 0; k < NB; k++) {
+            int kind = kind_of(k);
+            MPI_OK(MPI_Start(&r));
+            MPI_OK(MPI_Wait(&r, &st));
+            if (st.MPI_TAG != k && bad++ < 3)
+                CHECK(0, "access %d (kind %d): notification %d arrived in its place", k, kind,
+                      st.MPI_TAG);
+            const char *at = base + (MPI_Aint) kind * BIG;
+            /* a put's data is in place when its notification is (later
+             * puts of the same kind may have overwritten it already) */
+            if ((kind == P_INJECT || kind == P_EAGER || kind == P_BIG) &&
+                (unsigned char) at[0] < (unsigned char) k && k < 256 && bad++ < 3)
+                CHECK(0, "access %d: notified before its data (%d)", k, at[0]);
+            accs += kind == ACC;
+        }
+        MPI_OK(MPI_Request_free(&r));
+        CHECK(bad == 0, "%d accesses out of order or early", bad);
+        MPI_Barrier(MPI_COMM_WORLD);
+        CHECK(*(int *) (base + (MPI_Aint) ACC * BIG) == accs, "accumulated %d, want %d",
+              *(int *) (base + (MPI_Aint) ACC * BIG), accs);
+        return;
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+}
+
+/* C: symmetric put + flush, both at once */
+static void exchange(MPI_Win win, char *base, int rank)
+{
+    static char src[KB];
+    int peer = rank ^ 1;
+    MPI_Barrier(MPI_COMM_WORLD);
+    for (int i = 0; i < NC; i++) {
+        memset(src, (char) (i + rank), KB);
+        MPI_OK(MPI_Put_notify(src, KB, MPI_BYTE, peer, 0, KB, MPI_BYTE, win, 3));
+        MPI_OK(MPI_Win_flush(peer, win));
+        wait_tag(win, peer, 3, 1);
+        CHECK(base[0] == (char) (i + peer) && base[KB - 1] == (char) (i + peer),
+              "exchange %d: data %d %d, want %d", i, base[0], base[KB - 1], (char) (i + peer));
+        /* the peer may overwrite only after it knows this was read */
+        MPI_Barrier(MPI_COMM_WORLD);
+    }
+}
+
+/* D: the target is in MPI_Barrier while the origin waits for its answers:
+ * a large put (a write) behind unanswered eager puts, then a flush */
+static void idle_target(MPI_Win win, char *base, int rank)
+{
+    static char src[BIG];
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == 0) {
+        memset(src, 77, BIG);
+        for (int i = 0; i < 10; i++)
+            MPI_OK(MPI_Put_notify(src, KB, MPI_BYTE, 1, KB, KB, MPI_BYTE, win, 4));
+        MPI_OK(MPI_Put_notify(src, BIG, MPI_BYTE, 1, 4 * BIG, BIG, MPI_BYTE, win, 5));
+        MPI_OK(MPI_Win_flush(1, win));
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == 1) {
+        MPI_Request r[2];
+        MPI_Status st[2];
+        MPI_OK(MPI_Notify_init(win, 0, 4, 10, &r[0]));
+        MPI_OK(MPI_Notify_init(win, 0, 5, 1, &r[1]));
+        MPI_OK(MPI_Startall(2, r));
+        MPI_OK(MPI_Waitall(2, r, st));
+        MPI_OK(MPI_Request_free(&r[0]));
+        MPI_OK(MPI_Request_free(&r[1]));
+        CHECK(base[KB] == 77 && base[2 * KB - 1] == 77 && base[4 * BIG] == 77 &&
+              base[5 * BIG - 1] == 77, "idle target: data %d %d", base[KB], base[4 * BIG]);
+    }
+}
+
+/* E: MPI_Rput_notify of an eager size */
+static void request_based(MPI_Win win, char *base, int rank)
+{
+    static char src[KB];
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == 0) {
+        MPI_Request r;
+        memset(src, 55, KB);
+        MPI_OK(MPI_Rput_notify(src, KB, MPI_BYTE, 1, 2 * KB, KB, MPI_BYTE, win, 6, &r));
+        MPI_OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
+        memset(src, 0, KB);     /* reusable once the request is complete */
+        MPI_OK(MPI_Win_flush(1, win));
+    } else {
+        wait_tag(win, 0, 6, 1);
+        CHECK(base[2 * KB] == 55 && base[3 * KB - 1] == 55, "rput_notify: data %d %d",
+              base[2 * KB], base[3 * KB - 1]);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+}
+
+/* F: a counter updated by 1 KiB puts */
+static void counter(MPI_Win win, char *base, int rank)
+{
+    static char src[KB];
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == 0) {
+        memset(src, 9, KB);
+        for (int i = 0; i < 10; i++)
+            MPI_OK(MPIX_Put_notify(src, KB, MPI_BYTE, 1, 3 * KB, KB, MPI_BYTE, 0, win));
+        MPI_OK(MPI_Win_flush(1, win));
+    } else {
+        MPI_Count v = 0;
+        while (v < 10)
+            MPI_OK(MPIX_Win_get_notify(win, 0, &v));
+        CHECK(v == 10 && base[3 * KB] == 9, "counter %lld, data %d", (long long) v, base[3 * KB]);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+}
+
+int main(int argc, char **argv)
+{
+    int rank, provided;
+    char *base;
+    MPI_Win win;
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_OK(MPI_T_init_thread(MPI_THREAD_SINGLE, &provided));
+    MPI_OK(MPI_T_pvar_session_create(&session));
+    MPI_OK(MPI_Win_allocate((MPI_Aint) NKINDS * BIG, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &base,
+                            &win));
+    na_expect_path(win);
+    MPI_OK(MPIX_Win_create_notify(win, 1));
+    MPI_OK(MPI_Win_lock_all(0, win));
+
+    by_path(win, base, rank);
+    issue_order(win, base, rank);
+    exchange(win, base, rank);
+    idle_target(win, base, rank);
+    request_based(win, base, rank);
+    counter(win, base, rank);
+
+    MPI_OK(MPI_Win_unlock_all(win));
+    MPI_OK(MPIX_Win_free_notify(win));
+    MPI_OK(MPI_Win_free(&win));
+    MPI_OK(MPI_T_pvar_session_free(&session));
+    MPI_T_finalize();
+    return na_finish();
+}
