@@ -101,6 +101,13 @@ for tr in "${transports[@]}"; do
     run jacobi "$tr" "${env[@]}" -- -n "${JACOBI_POINTS:-200}" -iters "${JACOBI_ITERS:-5000}" -mode all -reps 5
     run cholesky "$tr" "${env[@]}" -- -nt "${CHOL_TILES:-32}" -b "${CHOL_TILE:-64}"
 done
+# the libfabric path's eager-message range against writes, measured (issue 34)
+eager_trs=()
+for tr in "${transports[@]}"; do case $tr in tcp | sockets | netns) eager_trs+=("$tr") ;; esac; done
+if [ ${#eager_trs[@]} -gt 0 ] && [ $QUICK = 0 ]; then
+    echo "== eager messages or writes (bench/eager-table.sh) =="
+    bash "$TOP/bench/eager-table.sh" "$OUT" "$OUT/bin/pingpong" "${eager_trs[@]}"
+fi
 echo "benchmarks took $(( $(date +%s) - start )) s"
 python3 "$TOP/bench/summarize.py" "$OUT"
 echo "results (text, CSV, PNG) in $OUT"

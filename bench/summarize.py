@@ -129,6 +129,20 @@ for tr in ("tcp", "sockets", "netns"):
            "8 B-1 MiB", v, 1.0, f" at {n} B (against {peer})" if n else "")
     target(f"{tr} 8 B put_notify / put_flush_send", pp_ratio(tr, 8, "put_notify", "put_flush_send"),
            0.45)
+# bench/eager-table.sh: per transport, sizes where the default range picks
+# the slower of write and eager message
+table = os.path.join(out, "eager-table.txt")
+if os.path.exists(table):
+    tr, miss = None, {}
+    for l in open(table):
+        if l.startswith("== "):
+            tr = l.split()[1].rstrip(":")
+            miss[tr] = []
+        elif tr and l.rstrip().endswith("MISS"):
+            miss[tr].append(l.split()[0])
+    for tr, m in miss.items():
+        target(f"{tr}: sizes where the default eager range picks the slower path "
+               "(eager-table.txt)", len(m), 0, f" ({', '.join(m)} B)" if m else "")
 for tr in ("shm", "tcp"):
     rr = {x["mode"]: float(x["msgs_per_s"]) for x in rows("rate", tr) or []}
     target(f"{tr} 8 B message rate, 64 in flight: isend / put_notify",

@@ -69,14 +69,16 @@ cvars:
     - name        : MPIR_CVAR_NOTIFY_OFI_EAGER_MAX
       category    : NOTIFY
       type        : int
-      default     : -1
+      default     : 1024
       class       : none
       verbosity   : MPI_T_VERBOSITY_USER_BASIC
       scope       : MPI_T_SCOPE_LOCAL
       description : >-
         The largest put sent as an eager active message (see
-        MPIR_CVAR_NOTIFY_OFI_EAGER_MIN).  -1: the largest that fits one
-        eager message of the netmod; 0: never (every put is a write).
+        MPIR_CVAR_NOTIFY_OFI_EAGER_MIN).  The default is where the write
+        overtakes the message on tcp and sockets (bench/eager-table.sh,
+        doc/benchmarks.md); -1: the largest that fits one eager message of
+        the netmod; 0: never (every put is a write).
 
 === END_MPI_T_CVAR_INFO_BLOCK ===
 */
