@@ -138,7 +138,7 @@ if os.path.exists(table):
         if l.startswith("== "):
             tr = l.split()[1].rstrip(":")
             miss[tr] = []
-        elif tr and l.rstrip().endswith("MISS"):
+        elif tr and " MISS " in l:
             miss[tr].append(l.split()[0])
     for tr, m in miss.items():
         target(f"{tr}: sizes where the default eager range picks the slower path "
