@@ -3,7 +3,7 @@
 # eager message rather than a write (MPIR_CVAR_NOTIFY_OFI_EAGER_MIN/MAX,
 # doc/design.md "Eager messages"), measured: the put_notify ping-pong with
 # every put a write (EAGER_MAX=0) and with every put an eager message
-# (EAGER_MIN=0, EAGER_MAX=-1), send/recv beside each, per libfabric
+# (EAGER_MIN=0, EAGER_MAX above the largest message), send/recv beside each, per libfabric
 # transport.  Writes eager-table.txt: per size the two medians, the faster,
 # and whether the build's default range picks it.
 #
@@ -29,7 +29,7 @@ for tr in "${transports[@]}"; do
     for how in write eager default; do
         case $how in
             write) e=(MPIR_CVAR_NOTIFY_OFI_EAGER_MAX=0) ;;
-            eager) e=(MPIR_CVAR_NOTIFY_OFI_EAGER_MIN=0 MPIR_CVAR_NOTIFY_OFI_EAGER_MAX=-1) ;;
+            eager) e=(MPIR_CVAR_NOTIFY_OFI_EAGER_MIN=0 MPIR_CVAR_NOTIFY_OFI_EAGER_MAX=1048576) ;;
             default) e=(MPIR_CVAR_NOTIFY_VERBOSE=1) ;;
         esac
         env "${env[@]}" "${e[@]}" PREFIX="$PREFIX" "$mpiexec" -n 2 "$PP" \
@@ -48,7 +48,7 @@ def medians(how):
             m[(f[0], int(f[1]))] = float(f[2])
     return m
 w, e = medians("write"), medians("eager")
-rng = re.search(r"puts of (\d+) to (\d+) bytes as eager", open(f"{out}/eager-{tr}-default.txt").read())
+rng = re.search(r"eager messages for puts of (\d+) to (\d+) bytes", open(f"{out}/eager-{tr}-default.txt").read())
 lo, hi = (int(rng.group(1)), int(rng.group(2))) if rng else (1, 0)
 print(f"== {tr}: default eager range {lo}..{hi} bytes")
 print(f"{'bytes':>8} {'write_us':>9} {'eager_us':>9} {'faster':>7} {'default':>8} {'sendrecv':>9}")

@@ -5,8 +5,9 @@
  *
  *   A. which path carried them: MPI_T's notify_arrived_eager_am counts every
  *      1 KiB put where the path table says cq-data (none with
- *      MPIR_CVAR_NOTIFY_OFI_EAGER_MAX=0, or on any other path); with
- *      MPIR_CVAR_NOTIFY_OFI_EAGER_MIN=0 the 8-byte ones too;
+ *      MPIR_CVAR_NOTIFY_OFI_EAGER_MAX=0, by default on the sockets
+ *      provider, or on any other path); with MPIR_CVAR_NOTIFY_OFI_EAGER_MIN=0
+ *      the 8-byte ones too;
  *   B. issue order across the write, eager and queued-word paths: injected,
  *      eager, large and zero-byte puts, gets and accumulates to one target,
  *      matched with MPI_ANY_TAG, with and without flush_local between;
@@ -47,7 +48,11 @@ static void by_path(MPI_Win win, char *base, int rank)
     char path[64], why[64];
     na_path(win, rank ^ 1, path, why, sizeof(path));
     int cq = !strcmp(path, "cq-data");
-    int eager_on = cq && !env_is("MPIR_CVAR_NOTIFY_OFI_EAGER_MAX", "0");
+    /* the default range is the provider's: none on sockets */
+    const char *prov = getenv("FI_PROVIDER");
+    int by_default = !getenv("MPIR_CVAR_NOTIFY_OFI_EAGER_MAX");
+    int eager_on = cq && !env_is("MPIR_CVAR_NOTIFY_OFI_EAGER_MAX", "0") &&
+        !(by_default && prov && !strncmp(prov, "sockets", 7));
     int small_too = eager_on && env_is("MPIR_CVAR_NOTIFY_OFI_EAGER_MIN", "0");
     static char src[KB];
 

@@ -69,22 +69,38 @@ cvars:
     - name        : MPIR_CVAR_NOTIFY_OFI_EAGER_MAX
       category    : NOTIFY
       type        : int
-      default     : 1024
+      default     : -1
       class       : none
       verbosity   : MPI_T_VERBOSITY_USER_BASIC
       scope       : MPI_T_SCOPE_LOCAL
       description : >-
         The largest put sent as an eager active message (see
-        MPIR_CVAR_NOTIFY_OFI_EAGER_MIN).  The default is where the write
-        overtakes the message on tcp and sockets (bench/eager-table.sh,
-        doc/benchmarks.md); -1: the largest that fits one eager message of
-        the netmod; 0: never (every put is a write).
+        MPIR_CVAR_NOTIFY_OFI_EAGER_MIN).  -1: the provider's measured
+        default, where the write overtakes the message (bench/eager-table.sh,
+        doc/benchmarks.md): 8192 on tcp, 0 on sockets, 1024 elsewhere;
+        0: never (every put is a write); a value above the largest eager
+        message of the netmod means that largest.
 
 === END_MPI_T_CVAR_INFO_BLOCK ===
 */
 
 #define NSLOTS MPIDI_OFI_NW_SLOTS
 #define PATH_ON (-1)            /* off_reason of a window the path can serve */
+
+/* Where the write overtakes the eager message, per provider, from
+ * bench/eager-table.sh (doc/benchmarks.md, "Writes or messages"): on tcp
+ * the message leads up to 8 KiB, on sockets the write at every size (its
+ * provider answers a non-injected send as it answers a write).  Others are
+ * unmeasured and get the range where both tcp and the namespaces agreed. */
+static MPI_Aint default_eager_max(void)
+{
+    const char *prov = MPIDI_OFI_global.prov_use[0]->fabric_attr->prov_name;
+    if (strncmp(prov, "tcp", 3) == 0)
+        return 8192;
+    if (strncmp(prov, "sockets", 7) == 0)
+        return 0;
+    return 1024;
+}
 
 /* Why the provider cannot carry the path, or PATH_ON.  For the shm
  * provider see doc/design.md (no attribute shows what excludes it). */
@@ -258,8 +274,8 @@ static int new_state(MPIR_Win * win, int slot, const member_info_t * all)
     MPI_Aint emax = MPIDI_Notify_eager_max();
     nw->eager_lo = MPIR_CVAR_NOTIFY_OFI_EAGER_MIN >= 0 ? MPIR_CVAR_NOTIFY_OFI_EAGER_MIN :
         (MPI_Aint) MPIDI_OFI_global.max_buffered_write + 1;
-    nw->eager_hi = MPIR_CVAR_NOTIFY_OFI_EAGER_MAX >= 0 ?
-        MPL_MIN(MPIR_CVAR_NOTIFY_OFI_EAGER_MAX, emax) : emax;
+    nw->eager_hi = MPL_MIN(MPIR_CVAR_NOTIFY_OFI_EAGER_MAX >= 0 ?
+                           MPIR_CVAR_NOTIFY_OFI_EAGER_MAX : default_eager_max(), emax);
   fn_fail:
     return mpi_errno;
 }
@@ -273,10 +289,14 @@ static void report(MPIR_Win * win, int off)
                 win->handle, MPIR_Notify_why_text(off),
                 MPIR_Notify_path_count(win, MPIR_NOTIFY_PATH_REFUSED) ?
                 "notified accesses refused" : "generic path");
-    else
+    else {
+        char eager[64] = "no eager messages";
+        if (nw->eager_lo <= nw->eager_hi)
+            snprintf(eager, sizeof(eager), "eager messages for puts of %ld to %ld bytes",
+                     (long) nw->eager_lo, (long) nw->eager_hi);
         fprintf(stderr, "notify: window %x: libfabric remote CQ data via %s for %d of %d "
                 "targets, slot %d, inject up to %zu bytes, ordered by %s, get notified %s; "
-                "puts of %ld to %ld bytes as eager messages\n",
+                "%s\n",
                 win->handle, MPIDI_OFI_global.prov_use[0]->fabric_attr->prov_name,
                 MPIR_Notify_path_count(win, MPIR_NOTIFY_PATH_CQ_DATA),
                 win->comm_ptr->local_size, nw->slot,
@@ -284,8 +304,8 @@ static void report(MPIR_Win * win, int off)
                 nw->waw_ordered ? "the provider (FI_ORDER_WAW)" :
                 "completion (one notification in flight per target)",
                 nw->waw_ordered && nw->war_ordered ?
-                "right after the read (FI_ORDER_WAR)" : "when the read completes",
-                (long) nw->eager_lo, (long) nw->eager_hi);
+                "right after the read (FI_ORDER_WAR)" : "when the read completes", eager);
+    }
 }
 
 int MPIDI_OFI_notify_win_init(MPIR_Win * win)
