@@ -5,7 +5,7 @@
  * MPI calls of one message are collected, between CALLGRIND_TOGGLE_COLLECT
  * pairs, so the numbers repeat from run to run where times do not.
  *
- *   instr -mode put_notify|put_counter|sendrecv|put_flush [-n ITERS] [-w WARMUP] [-win 0]
+ *   instr -mode put_notify|put_counter|sendrecv|put_flush|floor [-n ITERS] [-w WARMUP] [-win 0]
  *         [-idle N]
  *
  * Modes (origin calls | target calls):
@@ -14,6 +14,9 @@
  *                MPIX_Win_set_notify
  *   sendrecv     MPI_Send | MPI_Recv
  *   put_flush    MPI_Put + MPI_Win_flush | nothing (what standard RMA costs)
+ *   floor        MPI_Put + MPI_Win_flush | MPI_Start + MPI_Wait of a persistent
+ *                receive from MPI_PROC_NULL: what put_notify's calls cost
+ *                in MPICH's own code, with no notification (its floor)
  * Every mode allocates its window first (its shared-memory rings are polled
  * by progress from then on); -win 0 leaves it out, for sendrecv: a program
  * that only passes messages.  -idle N allocates N more windows of 64 bytes
@@ -27,7 +30,7 @@
  * MPI progress uncounted while it waits for its turn, for transports that
  * need the sender's progress to deliver.  8 bytes per message.
  * Built against an MPI without Notified Access (stock MPICH: no
- * MPI_NOTIFY_TAG_UB in mpi.h), only sendrecv and put_flush exist, so the
+ * MPI_NOTIFY_TAG_UB in mpi.h), only sendrecv, put_flush and floor exist, so the
  * standard calls can be compared with the same program (bench/stock-instr.sh). */
 #include <mpi.h>
 #include <fcntl.h>
@@ -40,9 +43,9 @@
 #include <valgrind/callgrind.h>
 #include "bench_util.h"
 
-enum { PUT_NOTIFY, PUT_COUNTER, SENDRECV, PUT_FLUSH, NMODES };
+enum { PUT_NOTIFY, PUT_COUNTER, SENDRECV, PUT_FLUSH, FLOOR, NMODES };
 static const char *const mode_names[NMODES] = { "put_notify", "put_counter", "sendrecv",
-    "put_flush"
+    "put_flush", "floor"
 };
 
 enum { TAG = 3, SIZE = 8 };
@@ -95,7 +98,7 @@ int main(int argc, char **argv)
     int iters = 200, warmup = 50, rank, nranks, mode = -1, usewin = 1, nidle = 0;
     const char *mode_s = NULL;
     const bu_opt_t opts[] = {
-        {"-mode", BU_STRING, &mode_s, "put_notify, put_counter, sendrecv or put_flush"},
+        {"-mode", BU_STRING, &mode_s, "put_notify, put_counter, sendrecv, put_flush or floor"},
         {"-n", BU_INT, &iters, "counted messages (200)"},
         {"-w", BU_INT, &warmup, "messages before counting (50)"},
         {"-win", BU_INT, &usewin, "0: allocate no window (sendrecv only; 1)"},
@@ -105,14 +108,14 @@ int main(int argc, char **argv)
                      "instr -mode MODE [-n ITERS] [-w WARMUP]", &rank, &nranks);
     for (int m = 0; !rc && mode_s && m < NMODES; m++)
         if (strcmp(mode_s, mode_names[m]) == 0 &&
-            (HAVE_NOTIFY || m == SENDRECV || m == PUT_FLUSH))
+            (HAVE_NOTIFY || m == SENDRECV || m == PUT_FLUSH || m == FLOOR))
             mode = m;
     if (!rc && (mode < 0 || iters < 1 || warmup < 0 || nranks != 2 || nidle < 0 ||
                 (!usewin && mode != SENDRECV))) {
         if (rank == 0)
             fprintf(stderr, "instr: need -mode %s, ITERS >= 1, WARMUP >= 0 and 2 processes\n",
-                    HAVE_NOTIFY ? "put_notify|put_counter|sendrecv|put_flush" :
-                    "sendrecv|put_flush (this MPI has no Notified Access); -win 0 with sendrecv only");
+                    HAVE_NOTIFY ? "put_notify|put_counter|sendrecv|put_flush|floor" :
+                    "sendrecv|put_flush|floor (this MPI has no Notified Access); -win 0 with sendrecv only");
         rc = 1;
     }
     if (rc) {
@@ -137,8 +140,12 @@ int main(int argc, char **argv)
             MPI_Notify_init(win, 0, TAG, 1, &nreq);
     }
 #endif
+    char dst[SIZE];
+    MPI_Request preq = MPI_REQUEST_NULL;
+    if (mode == FLOOR && rank == 1)
+        MPI_Recv_init(dst, SIZE, MPI_BYTE, MPI_PROC_NULL, TAG, MPI_COMM_WORLD, &preq);
     struct turns *t = share_turns(rank);
-    char src[SIZE], dst[SIZE];
+    char src[SIZE];
     memset(src, 7, SIZE);
     if (usewin)
         MPI_Win_lock_all(0, win);
@@ -169,6 +176,7 @@ int main(int argc, char **argv)
                     MPI_Send(src, SIZE, MPI_BYTE, 1, TAG, MPI_COMM_WORLD);
                     break;
                 case PUT_FLUSH:
+                case FLOOR:
                     MPI_Put(src, SIZE, MPI_BYTE, 1, 0, SIZE, MPI_BYTE, win);
                     MPI_Win_flush(1, win);
                     break;
@@ -200,12 +208,16 @@ int main(int argc, char **argv)
                     break;
                 case PUT_FLUSH:
                     break;
+                case FLOOR:
+                    MPI_Start(&preq);
+                    MPI_Wait(&preq, MPI_STATUS_IGNORE);
+                    break;
             }
             if (counted)
                 CALLGRIND_TOGGLE_COLLECT;
             /* the data arrived (put_flush has no notification, so its byte is
              * only checked after the loop) */
-            if (mode != PUT_FLUSH && (mode == SENDRECV ? dst[0] : wbuf[0]) != (char) i) {
+            if (mode != PUT_FLUSH && mode != FLOOR && (mode == SENDRECV ? dst[0] : wbuf[0]) != (char) i) {
                 fprintf(stderr, "instr: message %d not there\n", i);
                 MPI_Abort(MPI_COMM_WORLD, 1);
             }
@@ -224,6 +236,8 @@ int main(int argc, char **argv)
         printf("instr: %s, %d counted messages after %d\n", mode_names[mode], iters, warmup);
     if (nreq != MPI_REQUEST_NULL)
         MPI_Request_free(&nreq);
+    if (preq != MPI_REQUEST_NULL)
+        MPI_Request_free(&preq);
     munmap(t, 4096);
     if (usewin)
         MPI_Win_free(&win);

@@ -270,8 +270,8 @@ int MPIR_Notify_init_impl(struct MPIR_Win *win, int src, int tag, int expected_c
 int MPIR_Notify_start(struct MPIR_Request *req);
 int MPIR_Notify_cancel(struct MPIR_Request *req);
 /* MPI_Test on req (MPIR_Test_state): poll its window's rings instead of a
- * full round of progress, except on every MPIR_CVAR_NOTIFY_PROGRESS_INTERVAL-th
- * call; *polled says which was done */
+ * full round of progress, except when one is due (MPIR_Notify_progress_due);
+ * *polled: this did either, and the caller need not */
 int MPIR_Notify_lean_poll(struct MPIR_Request *req, bool * polled);
 /* MPI_Wait on req (MPIR_Wait_state): the same, until req completes.
  * state is an MPID_Progress_state *, not yet declared where this header is
@@ -279,8 +279,11 @@ int MPIR_Notify_lean_poll(struct MPIR_Request *req, bool * polled);
 int MPIR_Notify_wait(struct MPIR_Request *req, void *state);
 /* whether a poller of win's notifications (*polls: its count of polls;
  * NULL: the window's counter readers') is due a full round of progress:
- * always on a window without rings */
+ * always on a window without rings, else paced by time (notify.c) */
 bool MPIR_Notify_progress_due(struct MPIR_Win *win, unsigned *polls);
+/* the round progress_due asked for (state: an MPID_Progress_state *, or
+ * NULL), timed to pace the next */
+int MPIR_Notify_progress_round(struct MPIR_Win *win, void *state);
 void MPIR_Notify_request_free(struct MPIR_Request *req);
 int MPIR_Notify_completion_processing(struct MPIR_Request *req, MPI_Status * status);
 void MPIR_Notify_get_status(struct MPIR_Request *req, MPI_Status * status);

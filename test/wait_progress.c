@@ -1,7 +1,8 @@
 /* A process waiting for a notification still drives MPI's progress (issue
  * 17's lean completion: MPI_Wait and MPI_Test on a notification request, and
  * MPIX_Win_get_notify, poll the window's rings and run a full round of
- * progress only every MPIR_CVAR_NOTIFY_PROGRESS_INTERVAL-th poll).
+ * progress only when one is due, paced by time: doc/design.md, "Waiting for
+ * a notification").
  *
  * Rank 1 notifies rank 0 only after a message to rank 0 completes that
  * cannot complete without rank 0's progress: a large MPI_Send (bigger than

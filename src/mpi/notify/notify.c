@@ -38,7 +38,7 @@ cvars:
     - name        : MPIR_CVAR_NOTIFY_PROGRESS_INTERVAL
       category    : NOTIFY
       type        : int
-      default     : 64
+      default     : 16
       class       : none
       verbosity   : MPI_T_VERBOSITY_USER_BASIC
       scope       : MPI_T_SCOPE_LOCAL
@@ -46,9 +46,12 @@ cvars:
         A process waiting for notifications that shared-memory rings carry
         (MPI_Wait or MPI_Test on a notification request whose source is
         reached through them, MPIX_Win_get_notify on a window with rings)
-        polls the window's rings, and runs a full round of MPI progress only
-        on every N-th poll, so that other requests and MPI's progress rule
-        are still served.  1 runs full progress on every poll.
+        polls the window's rings, and on every N-th poll reads the clock:
+        it runs a full round of MPI progress, so that other requests and
+        MPI's progress rule are still served, once 15 times the duration
+        of the window's last round has passed since that round (at most
+        1/16 of the waiting time goes to full rounds).  1 runs full
+        progress on every poll.
 
 === END_MPI_T_CVAR_INFO_BLOCK ===
 */
@@ -107,6 +110,8 @@ struct MPIR_Notify_win {
     MPI_Count *counters;        /* [index] MPIX_Win_create_notify's counters */
     int ncounters;
     unsigned counter_polls;     /* MPIX_Win_get_notify's, for MPIR_Notify_progress_due */
+    double next_round;          /* MPL_wtime seconds: a waiter's next full round is due
+                                 * (MPIR_Notify_progress_round) */
     MPIR_Notify_watch_t *watches;       /* MPIX_Win_notify_on_update (notify_callback.c) */
     unsigned long counters_lost;        /* arrived for no attached counter */
 };
@@ -829,35 +834,83 @@ int MPIR_Notify_start(MPIR_Request * req)
     goto fn_exit;
 }
 
+/* A waiter on ring-carried notifications polls the rings, and runs a full
+ * round of progress (every shm and netmod queue; on the libfabric tcp
+ * provider an epoll_wait) only when one is due: every
+ * MPIR_CVAR_NOTIFY_PROGRESS_INTERVAL-th poll it reads the clock, and a round
+ * is due once PACE times the window's last round has passed since that
+ * round ended.  A count of polls alone made waiters spend half their time
+ * in rounds where a round is slow, and see cells late by part of one;
+ * paced by time, the share stays at most 1/(PACE + 1) whatever a round
+ * costs on this machine, and a round still comes every few microseconds. */
+#define PACE 15
+
+static double now_s(void)
+{
+    MPL_time_t t;
+    double s;
+    MPL_wtime(&t);
+    MPL_wtime_todouble(&t, &s);
+    return s;
+}
+
+static bool paced(struct MPIR_Notify_win *nw)
+{
+    return nw && nw->has_rings && MPIR_CVAR_NOTIFY_PROGRESS_INTERVAL > 1;
+}
+
 bool MPIR_Notify_progress_due(MPIR_Win * win, unsigned *polls)
 {
     struct MPIR_Notify_win *nw = win->notify;
-    if (!nw || !nw->has_rings || MPIR_CVAR_NOTIFY_PROGRESS_INTERVAL <= 1)
+    if (!paced(nw))
         return true;
     if (!polls)
         polls = &nw->counter_polls;
-    return ++*polls % (unsigned) MPIR_CVAR_NOTIFY_PROGRESS_INTERVAL == 0;
+    return ++*polls % (unsigned) MPIR_CVAR_NOTIFY_PROGRESS_INTERVAL == 0 &&
+        now_s() >= nw->next_round;
+}
+
+int MPIR_Notify_progress_round(MPIR_Win * win, void *state)
+{
+    struct MPIR_Notify_win *nw = win->notify;
+    if (!paced(nw))
+        return MPID_Progress_test(state);
+    double start = now_s();
+    int mpi_errno = MPID_Progress_test(state);
+    double end = now_s();
+    nw->next_round = end + PACE * (end - start);
+    return mpi_errno;
 }
 
 int MPIR_Notify_lean_poll(MPIR_Request * req, bool * polled)
 {
     MPIR_Notify_req_t *r = req->u.notify;
 
-    *polled = r->lean && r->active && !MPIR_Notify_progress_due(r->win, &r->polls);
-    return *polled ? MPID_Notify_poll(r->win) : MPI_SUCCESS;
+    *polled = r->lean && r->active;
+    if (!*polled)
+        return MPI_SUCCESS;
+    return MPIR_Notify_progress_due(r->win, &r->polls) ?
+        MPIR_Notify_progress_round(r->win, NULL) : MPID_Notify_poll(r->win);
 }
 
 int MPIR_Notify_wait(MPIR_Request * req, void *state)
 {
     int mpi_errno = MPI_SUCCESS;
+    MPIR_Notify_req_t *r = req->u.notify;
     while (!MPIR_Request_is_complete(req)) {
-        bool polled;
-        mpi_errno = MPIR_Notify_lean_poll(req, &polled);
-        MPIR_ERR_CHECK(mpi_errno);
-        if (!polled) {
+        if (!(r->lean && r->active)) {
             mpi_errno = MPID_Progress_wait(state);
-            MPIR_ERR_CHECK(mpi_errno);
+        } else if (!MPIR_Notify_progress_due(r->win, &r->polls)) {
+            mpi_errno = MPID_Notify_poll(r->win);
+        } else {
+            /* one round, not MPID_Progress_wait's rounds until something
+             * completes: the rings are polled between them */
+            mpi_errno = MPIR_Notify_progress_round(r->win, state);
+#if MPICH_THREAD_GRANULARITY == MPICH_THREAD_GRANULARITY__GLOBAL
+            MPID_THREAD_CS_YIELD(GLOBAL, MPIR_THREAD_GLOBAL_ALLFUNC_MUTEX);
+#endif
         }
+        MPIR_ERR_CHECK(mpi_errno);
     }
   fn_fail:
     return mpi_errno;

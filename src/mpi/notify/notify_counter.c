@@ -48,14 +48,14 @@ int MPIR_Win_get_notify_impl(MPIR_Win * win, int notification_idx, MPI_Count * v
     /* What the window's transports completed here (rings: a few loads);
      * if that brought nothing for this counter, a round of progress
      * (completion queues, active messages, everything else pending), on
-     * a window with rings only every MPIR_CVAR_NOTIFY_PROGRESS_INTERVAL-th
-     * such call, so that a polling loop spends its time on the rings and
-     * still drives everything else. */
+     * a window with rings only when one is due (MPIR_Notify_progress_due),
+     * so that a polling loop spends its time on the rings and still drives
+     * everything else. */
     MPI_Count *c = MPIR_Notify_counter(win, notification_idx), before = *c;
     mpi_errno = MPID_Notify_poll(win);
     MPIR_ERR_CHECK(mpi_errno);
     if (*c == before && MPIR_Notify_progress_due(win, NULL)) {
-        mpi_errno = MPID_Progress_test(NULL);
+        mpi_errno = MPIR_Notify_progress_round(win, NULL);
         MPIR_ERR_CHECK(mpi_errno);
     }
     *value = *MPIR_Notify_counter(win, notification_idx);
