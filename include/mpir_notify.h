@@ -229,7 +229,7 @@ typedef enum MPIR_Notify_why {
 int MPIR_Notify_path_set(struct MPIR_Win *win, int target, MPIR_Notify_path_t path,
                          MPIR_Notify_why_t why);
 /* The head of a window's notify state (win->notify; the rest is private to
- * notify.c): what a producer reads on every access, so that the lookup below
+ * src/mpi/notify/, notify_impl.h): what a producer reads on every access, so that the lookup below
  * inlines into the put and get paths. */
 typedef struct MPIR_Notify_win_head {
     uint8_t *path, *why;        /* [target] the path table, or NULL */
@@ -279,7 +279,7 @@ int MPIR_Notify_lean_poll(struct MPIR_Request *req, bool * polled);
 int MPIR_Notify_wait(struct MPIR_Request *req, void *state);
 /* whether a poller of win's notifications (*polls: its count of polls;
  * NULL: the window's counter readers') is due a full round of progress:
- * always on a window without rings, else paced by time (notify.c) */
+ * always on a window without rings, else paced by time (notify_request.c) */
 bool MPIR_Notify_progress_due(struct MPIR_Win *win, unsigned *polls);
 /* the round progress_due asked for (state: an MPID_Progress_state *, or
  * NULL), timed to pace the next */
@@ -319,18 +319,18 @@ typedef struct MPIR_Notify_watch {
 } MPIR_Notify_watch_t;
 int MPIR_Win_notify_on_update_impl(struct MPIR_Win *win, int idx, MPI_Count threshold,
                                    MPIX_Win_notify_function * fn, void *arg);
-/* notify.c: counter idx of the window went up to value */
+/* notify_queue.c: counter idx of the window went up to value */
 void MPIR_Notify_watches_check(MPIR_Notify_watch_t ** watches, int idx, MPI_Count value);
 /* the window's counters are detached or the window freed: drop its watches */
 void MPIR_Notify_watches_drop(struct MPIR_Win *win, MPIR_Notify_watch_t ** watches);
-/* notify.c: the window's list of watches (created with the notify state) */
+/* the window's list of watches (created with the notify state) */
 int MPIR_Notify_watches_of(struct MPIR_Win *win, MPIR_Notify_watch_t *** watches);
 
 /* --- counters (MPIX_Win_create_notify ...; src/mpi/notify/notify_counter.c) --- */
 /* MPI_SUCCESS if index names an attached counter of the window, else
  * MPIX_ERR_INVALID_NOTIFICATION */
 int MPIR_Notify_counter_check(struct MPIR_Win *win, int index);
-/* notify.c: the counters in the window's notify state */
+/* the counters in the window's notify state */
 int MPIR_Notify_counters_attach(struct MPIR_Win *win, int n);
 void MPIR_Notify_counters_detach(struct MPIR_Win *win);
 MPI_Count *MPIR_Notify_counter(struct MPIR_Win *win, int index);

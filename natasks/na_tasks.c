@@ -38,10 +38,9 @@
 #include <time.h>
 
 /* Pause of the progress thread between polls, in microseconds (0: yield
- * only).  make bench-tasks, 2 ranks x 2 threads on 2 cores (doc/benchmarks.md,
- * "Tasks"): 0 gave the shortest times of 0, 10, 50 and 200 for both
- * Gauss-Seidel and streaming (median na 0.385 s against 0.470 s at 50;
- * streaming 0.602 s against 0.830 s); a pause only delays completions. */
+ * only).  make bench-tasks, 2 ranks x 2 threads on 2 cores: 0 gave the
+ * shortest times of 0, 10, 50 and 200 for both Gauss-Seidel and streaming
+ * (doc/benchmarks.md, "tasks (issue 19)"); a pause only delays completions. */
 #define NA_DEFAULT_PERIOD_US 0
 
 enum polling { POLL_THREAD, POLL_TASK };

@@ -4,9 +4,10 @@
  * complete and in order.  As in MPICH, one ring serves many windows: each
  * producer spreads its cells over NWIN window ids, and the consumer checks
  * the order per (producer, window) as MPIR_Notify_arrive's sequence numbers
- * would, and that no cell names a window that does not exist.  Built with -fsanitize=thread by test/run-suite.sh,
- * so ThreadSanitizer checks the memory ordering of claim/publish/peek/release
- * (the MPI runs cannot: their producers are other processes).
+ * would, and that no cell names a window that does not exist.  Built with
+ * -fsanitize=thread by test/run-suite.sh, so ThreadSanitizer checks the
+ * memory ordering of claim/publish/peek/release (the MPI runs cannot: their
+ * producers are other processes).
  *
  *   ring_stress [producers] [per_producer] [ring_cells] [windows]
  */
@@ -17,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static notify_ring_t *ring;
+static MPIDI_Notify_ring_t *ring;
 static uint32_t size, mask;
 static int nprod, nper, nwin;
 static _Atomic int full_seen;
@@ -28,8 +29,8 @@ static void *producer(void *arg)
     uint32_t limit = 0;         /* this producer's bound on the free positions */
     for (int i = 0; i < nper; i++) {
         uint32_t pos;
-        notify_cell_t *c;
-        while (!(c = notify_ring_claim(ring, mask, &limit, &pos))) {
+        MPIDI_Notify_cell_t *c;
+        while (!(c = MPIDI_Notify_ring_claim_cell(ring, mask, &limit, &pos))) {
             atomic_fetch_add_explicit(&full_seen, 1, memory_order_relaxed);
             sched_yield();      /* the MPI code drives progress here */
         }
@@ -39,7 +40,7 @@ static void *producer(void *arg)
         c->bytes = 8;
         /* the tag: the sequence number again, to catch torn cells */
         c->tag = i;
-        notify_ring_publish(c, pos);
+        MPIDI_Notify_ring_publish_cell(c, pos);
     }
     return NULL;
 }
@@ -55,8 +56,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "ring size must be a power of two >= 2, windows >= 1\n");
         return 2;
     }
-    ring = aligned_alloc(NOTIFY_RING_LINE, notify_ring_bytes(size));
-    notify_ring_init(ring, size);
+    ring = aligned_alloc(NOTIFY_RING_LINE, MPIDI_Notify_ring_bytes(size));
+    MPIDI_Notify_ring_init(ring, size);
     pthread_t *th = malloc(nprod * sizeof(pthread_t));
     int *next = calloc((size_t) nprod * nwin, sizeof(int));    /* [producer][window] */
     for (long p = 0; p < nprod; p++)
@@ -65,7 +66,7 @@ int main(int argc, char **argv)
     long total = (long) nprod * nper, errors = 0;
     uint32_t head = 0;
     for (long got = 0; got < total;) {
-        notify_cell_t *c = notify_ring_peek(ring, mask, head);
+        MPIDI_Notify_cell_t *c = MPIDI_Notify_ring_peek_cell(ring, mask, head);
         if (!c) {
             sched_yield();
             continue;
@@ -74,8 +75,8 @@ int main(int argc, char **argv)
         long w = (long) c->win_id - 1;
         head++;
         /* as the MPI consumer does when a drain ends: every few cells */
-        if (head % 3 == 0 || !notify_ring_peek(ring, mask, head))
-            notify_ring_release(ring, head);
+        if (head % 3 == 0 || !MPIDI_Notify_ring_peek_cell(ring, mask, head))
+            MPIDI_Notify_ring_release(ring, head);
         got++;
         int *want = src >= 0 && src < nprod && w >= 0 && w < nwin ? &next[src * nwin + w] : NULL;
         if (!want || seq != *want || pay != (int) (seq * nwin + w)) {

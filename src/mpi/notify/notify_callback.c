@@ -4,7 +4,7 @@
  * user instead of polled with MPI_Test or MPIX_Win_get_notify.
  *
  * When an activation of a request with a function completes (count_toward
- * in notify.c, or MPI_Start of an MPI_PROC_NULL request), the request joins
+ * in notify_queue.c, or MPI_Start of an MPI_PROC_NULL request), the request joins
  * the list of requests due; the function does not run there, inside the
  * matching code and a transport's handler, but from an MPICH progress hook,
  * at the start of the next round of progress of whichever thread drives it:
@@ -23,11 +23,11 @@
  * that instead of an MPI_Test per request from outside.
  *
  * A counter's watch (one-shot) joins the list of watches due when
- * deliver() in notify.c raises the counter to its threshold, or at once if
+ * deliver() in notify_queue.c raises the counter to its threshold, or at once if
  * the counter is there already; the same hook calls it.
  *
- * The lists change under the lock that protects progress, as notify.c's
- * do; the functions themselves run outside it (CALL_USER).
+ * The lists change under the lock that protects progress, as the matching
+ * code's do; the functions themselves run outside it (CALL_USER).
  */
 
 #include "mpiimpl.h"

@@ -5,11 +5,68 @@
  * A counter notification is an ordinary notification whose tag is
  * MPIR_NOTIFY_COUNTER | index: every transport carries it in one message
  * exactly as a tagged one (ring cell, remote CQ data word, generic header),
- * ordered and delivered by notify.c, where it adds one to the window's
- * counter instead of being matched.
+ * ordered by notify_order.c and delivered by notify_queue.c, where it adds
+ * one to the window's counter instead of being matched.
  */
 
-#include "mpiimpl.h"
+#include "notify_impl.h"
+
+/* The counters live in the window's notify state (notify_impl.h); the MPI
+ * calls around them (collectives, progress) follow. */
+int MPIR_Notify_counters_attach(MPIR_Win * win, int n)
+{
+    struct MPIR_Notify_win *nw;
+    int mpi_errno = MPIR_Notify_get_state(win, &nw);
+    MPIR_ERR_CHECK(mpi_errno);
+    MPI_Count *c = MPL_calloc(n > 0 ? n : 1, sizeof(MPI_Count), MPL_MEM_RMA);
+    MPIR_ERR_CHKANDJUMP1(!c, mpi_errno, MPI_ERR_NO_MEM, "**nomem", "**nomem %s",
+                         "notification counters");
+    /* watches belong to the counters they watched */
+    MPIR_Notify_watches_drop(win, &nw->watches);
+    MPL_free(nw->counters);
+    nw->counters = c;
+    nw->ncounters = n;
+  fn_fail:
+    return mpi_errno;
+}
+
+int MPIR_Notify_watches_of(MPIR_Win * win, MPIR_Notify_watch_t *** watches)
+{
+    struct MPIR_Notify_win *nw;
+    int mpi_errno = MPIR_Notify_get_state(win, &nw);
+    if (mpi_errno == MPI_SUCCESS)
+        *watches = &nw->watches;
+    return mpi_errno;
+}
+
+void MPIR_Notify_counters_detach(MPIR_Win * win)
+{
+    struct MPIR_Notify_win *nw = win->notify;
+    if (nw) {
+        MPIR_Notify_watches_drop(win, &nw->watches);
+        MPL_free(nw->counters);
+        nw->counters = NULL;
+        nw->ncounters = 0;
+    }
+}
+
+int MPIR_Notify_counter_check(MPIR_Win * win, int index)
+{
+    int mpi_errno = MPI_SUCCESS;
+    int n = win->notify ? win->notify->ncounters : 0;
+    if (n == 0)
+        MPIR_ERR_SETANDJUMP(mpi_errno, MPIX_ERR_INVALID_NOTIFICATION, "**notifynocounters");
+    if (index < 0 || index >= n)
+        MPIR_ERR_SETANDJUMP2(mpi_errno, MPIX_ERR_INVALID_NOTIFICATION, "**notifyindex",
+                             "**notifyindex %d %d", index, n);
+  fn_fail:
+    return mpi_errno;
+}
+
+MPI_Count *MPIR_Notify_counter(MPIR_Win * win, int index)
+{
+    return &win->notify->counters[index];
+}
 
 int MPIR_Win_create_notify_impl(MPIR_Win * win, int notification_num)
 {

@@ -3,7 +3,7 @@
  *
  * The table itself (which path carries a window's notified accesses to each
  * target, and why) is filled by the transports' window hooks and kept with
- * the window's matching state (notify.c); see include/mpir_notify.h.  Here:
+ * the window's state (notify_win.c); see include/mpir_notify.h.  Here:
  * the reasons' names and texts, and two MPI_T performance variables bound
  * to a window, one value per process of the window's group:
  *   notify_path         enum notify_path: generic, ring, cq-data, ucx-am, eager-am

@@ -1,7 +1,7 @@
 /*
  * Notified Access: MPIX_Notify_iprobe and MPIX_Notify_probe
  * (src/binding/c/notify_api.txt).  They look at the window's unexpected
- * queue (MPIR_Notify_peek in notify.c) after taking in what has arrived,
+ * queue (MPIR_Notify_peek in notify_queue.c) after taking in what has arrived,
  * and take nothing from it.
  */
 

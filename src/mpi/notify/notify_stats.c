@@ -1,7 +1,7 @@
 /*
  * Notified Access statistics: what a window's notify state counted at this
  * process (struct MPIR_Notify_stats in include/mpir_notify.h, kept by
- * notify.c), as MPI_T performance variables bound to the window
+ * notify_order.c and notify_queue.c), as MPI_T performance variables bound to the window
  * (MPI_T_BIND_MPI_WIN; allocate the handle with a pointer to the MPI_Win),
  * all MPI_UNSIGNED_LONG_LONG, read-only, continuous:
  *

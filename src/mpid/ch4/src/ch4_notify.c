@@ -3,8 +3,9 @@
  *
  * Produced here (origin) and handed, like MPI_Put and MPI_Get in ch4_rma.h,
  * to the shm module for node-local targets and to the netmod for the others
- * (ch4_api.txt: put_notify, get_notify, notify_poll).  Each carries it over
- * its own path where it can, else over the generic one:
+ * (ch4_api.txt: mpi_put_notify, mpi_get_notify, mpi_accumulate_notify,
+ * notify_poll).  Each carries it over its own path where it can, else over
+ * the generic one:
  *   - shm/posix/posix_notify.c: the shared-memory rings, for targets in a
  *     shared-memory window;
  *   - netmod/ofi/ofi_notify.c: one libfabric RMA write with remote CQ data,
@@ -14,13 +15,18 @@
  *   - src/mpidig_notify.h: the generic MPIDIG active-message RMA protocol
  *     (mpidig_rma.h: notify_tag and notify_seq in the put/get headers),
  *     for everything else.
- * Each (window, target) pair keeps one path for the window's lifetime.
+ * Each (window, target) pair keeps one path table entry for the window's
+ * lifetime, but not every access to that target takes the entry's path
+ * (the generic one serves what a fast path does not); the sequence numbers
+ * per (window, origin, target) keep issue order across paths.
  * Either way the target hands it to MPIR_Notify_arrive() once the access is
  * complete there (put: data written; get: data read); matching is in
- * src/mpi/notify/notify.c.
+ * src/mpi/notify/ (notify_impl.h says which file does what).
  */
 
 #include "mpidimpl.h"
+#include "ch4_notify_ring.h"
+#include "mpidig_notify.h"
 
 /*
 === BEGIN_MPI_T_CVAR_INFO_BLOCK ===
@@ -62,9 +68,9 @@ cvars:
  * into other fields of the libfabric CQ word, -1 is the generic path's
  * "no notification", and the rank indexes per-target arrays. */
 ATTRIBUTE((always_inline)) static inline int check_access(MPIR_Win * win, MPI_Aint src_count,
-                                                        MPI_Datatype src_type, MPI_Aint dst_count,
-                                                        MPI_Datatype dst_type, int target_rank,
-                                                        int tag, const char *src_name)
+                                                          MPI_Datatype src_type, MPI_Aint dst_count,
+                                                          MPI_Datatype dst_type, int target_rank,
+                                                          int tag, const char *src_name)
 {
     int mpi_errno = MPI_SUCCESS;
     MPI_Aint src_bytes, dst_bytes;
@@ -97,7 +103,7 @@ ATTRIBUTE((always_inline)) static inline int check_access(MPIR_Win * win, MPI_Ai
  * this process knows that window's size: its own, or a node-local target's
  * segment of a shared-memory window (the ring path copies straight into
  * it).  Elsewhere only the target could tell.  Inline for predefined
- * datatypes (about 15 instructions on a notified put); the rest out of line. */
+ * datatypes, which every notified put pays for; the rest out of line. */
 static int range_error(int target_rank, MPI_Aint end, MPI_Aint size)
 {
     int mpi_errno = MPI_SUCCESS;
@@ -148,15 +154,29 @@ MPL_STATIC_INLINE_PREFIX int check_range(MPIR_Win * win, int target_rank, MPI_Ai
         range_error(target_rank, end, size) : MPI_SUCCESS;
 }
 
-/* to the shm module for a node-local target, else to the netmod, as
- * MPID_Put and MPID_Get do (ch4_rma.h); req: NULL, or the request of
- * MPI_Rput_notify / MPI_Rget_notify */
+/* The paths every transport shares are taken here: the node's rings
+ * (ch4_notify_ring.c) and the generic path (mpidig_notify.h).  A target on
+ * a transport's own path goes to the shm module if node-local, else to the
+ * netmod, as MPID_Put and MPID_Get do (ch4_rma.h).  req: NULL, or the
+ * request of MPI_Rput_notify / MPI_Rget_notify. */
 MPL_STATIC_INLINE_PREFIX int dispatch(void *origin_addr, int origin_count,
-                                       MPI_Datatype origin_datatype, int target_rank,
-                                       MPI_Aint target_disp, int target_count,
-                                       MPI_Datatype target_datatype, MPIR_Win * win, int tag,
-                                       bool is_put, MPIR_Request ** req)
+                                      MPI_Datatype origin_datatype, int target_rank,
+                                      MPI_Aint target_disp, int target_count,
+                                      MPI_Datatype target_datatype, MPIR_Win * win, int tag,
+                                      bool is_put, MPIR_Request ** req)
 {
+    switch (MPIR_Notify_path(win, target_rank)) {
+        case MPIR_NOTIFY_PATH_RING:
+            return MPIDI_Notify_ring_access(origin_addr, origin_count, origin_datatype,
+                                            target_rank, target_disp, target_count,
+                                            target_datatype, win, tag, is_put, req);
+        case MPIR_NOTIFY_PATH_GENERIC:
+            return MPIDIG_notify_access(origin_addr, origin_count, origin_datatype, target_rank,
+                                        target_disp, target_count, target_datatype, win, tag,
+                                        is_put, req);
+        default:
+            break;
+    }
     MPIDI_winattr_t winattr = MPIDI_WIN(win, winattr);
     MPIDI_av_entry_t *av = MPIDIU_win_rank_to_av(win, target_rank, winattr);
 #ifndef MPIDI_CH4_DIRECT_NETMOD

@@ -40,7 +40,8 @@ static struct {
     uint32_t *limit;            /* [ring] this process's bound on its free positions */
     unsigned long long dropped; /* cells for a window no longer here (erroneous program) */
     /* the window of the last cell: a stream of notifications mostly repeats
-     * it, and MPICH's window map is a hash (about 100 instructions) */
+     * it, and a lookup in MPICH's window map (a hash) costs far more than
+     * this compare (doc/benchmarks.md, "idle windows") */
     uint64_t last_id;
     MPIR_Win *last_win;         /* NULL: none (reset when a window goes) */
 } R;
@@ -57,9 +58,9 @@ static MPIR_Win *window_of(uint64_t win_id)
     return win;
 }
 
-static notify_ring_t *ring_of(int local)
+static MPIDI_Notify_ring_t *ring_of(int local)
 {
-    return (notify_ring_t *) ((char *) R.segment + (size_t) local * R.ring_bytes);
+    return (MPIDI_Notify_ring_t *) ((char *) R.segment + (size_t) local * R.ring_bytes);
 }
 
 /* target_rank's ring, -1 if it has none (not of MPI_COMM_WORLD: spawned) */
@@ -77,7 +78,7 @@ int MPIDI_Notify_rings_init(void)
     while (R.size < (uint32_t) MPIR_CVAR_NOTIFY_SHM_RING_SIZE && R.size < (1u << 30))
         R.size <<= 1;
     CONS.mask = R.size - 1;
-    R.ring_bytes = notify_ring_bytes(R.size);
+    R.ring_bytes = MPIDI_Notify_ring_bytes(R.size);
     if (MPIR_Process.local_size < 2)
         return MPI_SUCCESS;     /* nobody to notify through shared memory */
 
@@ -95,7 +96,7 @@ int MPIDI_Notify_rings_init(void)
      * can reach the ring (the first window's creation) */
     mpi_errno = MPIDU_Init_shm_alloc(MPIR_Process.local_size * R.ring_bytes, &R.segment);
     MPIR_ERR_CHECK(mpi_errno);
-    notify_ring_init(ring_of(MPIR_Process.local_rank), R.size);
+    MPIDI_Notify_ring_init(ring_of(MPIR_Process.local_rank), R.size);
     CONS.mine = ring_of(MPIR_Process.local_rank);
   fn_exit:
     return mpi_errno;
@@ -186,11 +187,11 @@ int MPIDI_Notify_rings_win_free(MPIR_Win * win, bool * counted)
 int MPIDI_Notify_rings_drain(void)
 {
     int mpi_errno = MPI_SUCCESS;
-    notify_cell_t *c;
+    MPIDI_Notify_cell_t *c;
 
     if (!CONS.mine)
         return MPI_SUCCESS;
-    while ((c = notify_ring_peek(CONS.mine, CONS.mask, CONS.head))) {
+    while ((c = MPIDI_Notify_ring_peek_cell(CONS.mine, CONS.mask, CONS.head))) {
         uint64_t win_id = c->win_id;
         int src = c->src;
         int tag = c->tag;
@@ -209,7 +210,7 @@ int MPIDI_Notify_rings_drain(void)
     /* the cells read go back once, on a line only producers short of
      * cells read; a delivery that made progress and drained again gave
      * back as far as it read */
-    notify_ring_release(CONS.mine, CONS.head);
+    MPIDI_Notify_ring_release(CONS.mine, CONS.head);
     return mpi_errno;
 }
 
@@ -218,11 +219,11 @@ int MPIDI_Notify_rings_drain(void)
 /* A full ring: drive progress (our own rings included, so two processes
  * filling each other's rings cannot deadlock) and try again.  Nothing is
  * overwritten or dropped. */
-static int claim_full(notify_ring_t * ring, uint32_t mask, uint32_t * limit, notify_cell_t ** cell,
-                      uint32_t * pos)
+static int claim_full(MPIDI_Notify_ring_t * ring, uint32_t mask, uint32_t * limit,
+                      MPIDI_Notify_cell_t ** cell, uint32_t * pos)
 {
     int mpi_errno = MPI_SUCCESS;
-    while (!(*cell = notify_ring_claim(ring, mask, limit, pos))) {
+    while (!(*cell = MPIDI_Notify_ring_claim_cell(ring, mask, limit, pos))) {
         mpi_errno = MPID_Progress_test(NULL);
         MPIR_ERR_CHECK(mpi_errno);
     }
@@ -231,10 +232,12 @@ static int claim_full(notify_ring_t * ring, uint32_t mask, uint32_t * limit, not
 }
 
 /* Claim a cell of the target's ring */
-ATTRIBUTE((always_inline)) static inline int claim(int local, notify_cell_t ** cell, uint32_t * pos)
+ATTRIBUTE((always_inline)) static inline int claim(int local, MPIDI_Notify_cell_t ** cell,
+                                                   uint32_t * pos)
 {
-    notify_ring_t *ring = ring_of(local);
-    if (likely((*cell = notify_ring_claim(ring, CONS.mask, &R.limit[local], pos)) != NULL))
+    MPIDI_Notify_ring_t *ring = ring_of(local);
+    *cell = MPIDI_Notify_ring_claim_cell(ring, CONS.mask, &R.limit[local], pos);
+    if (likely(*cell != NULL))
         return MPI_SUCCESS;
     return claim_full(ring, CONS.mask, &R.limit[local], cell, pos);
 }
@@ -244,9 +247,9 @@ ATTRIBUTE((always_inline)) static inline int claim(int local, notify_cell_t ** c
 /* forced inline (MPL_STATIC_INLINE_PREFIX only forces it in builds configured
  * with --enable-fast=alwaysinline): the notified put's own path */
 ATTRIBUTE((always_inline)) static inline int publish(MPIR_Win * win, int target_rank, int tag,
-                                                    MPI_Aint bytes)
+                                                     MPI_Aint bytes)
 {
-    notify_cell_t *c;
+    MPIDI_Notify_cell_t *c;
     uint32_t pos;
     int mpi_errno = claim(ring_index(win, target_rank), &c, &pos);
     MPIR_ERR_CHECK(mpi_errno);
@@ -256,7 +259,7 @@ ATTRIBUTE((always_inline)) static inline int publish(MPIR_Win * win, int target_
     c->src = win->comm_ptr->rank;
     c->tag = tag;
     c->bytes = (uint64_t) bytes;
-    notify_ring_publish(c, pos);
+    MPIDI_Notify_ring_publish_cell(c, pos);
   fn_fail:
     return mpi_errno;
 }

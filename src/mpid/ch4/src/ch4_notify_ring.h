@@ -34,7 +34,7 @@
 typedef struct {
     int windows;
     uint32_t head, mask;        /* only the owner moves head, under MPICH's lock */
-    notify_ring_t *mine;        /* NULL: no ring (alone on the node) */
+    MPIDI_Notify_ring_t *mine;  /* NULL: no ring (alone on the node) */
 } MPIDI_Notify_ring_consumer_t;
 extern MPIDI_Notify_ring_consumer_t MPIDI_Notify_ring;
 
@@ -66,7 +66,8 @@ int MPIDI_Notify_rings_drain(void);
 MPL_STATIC_INLINE_PREFIX int MPIDI_Notify_rings_progress(int vci)
 {
     MPIDI_Notify_ring_consumer_t *c = &MPIDI_Notify_ring;
-    if (unlikely(c->windows > 0) && vci == 0 && notify_ring_peek(c->mine, c->mask, c->head))
+    if (unlikely(c->windows > 0) && vci == 0 &&
+        MPIDI_Notify_ring_peek_cell(c->mine, c->mask, c->head))
         return MPIDI_Notify_rings_drain();
     return MPI_SUCCESS;
 }

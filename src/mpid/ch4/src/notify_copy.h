@@ -4,9 +4,9 @@
  *
  * glibc's memcpy switches to `rep movsb` from 2 KiB to a few hundred KiB,
  * which is several times slower across a MAP_SHARED mapping here (a get's
- * copy out of the segment on ch4:ofi; on ch4:ucx a put's copy into it,
- * 256 KiB: 65 us against 9 us in 2 KiB pieces; doc/benchmarks.md).  In that
- * range copy in pieces that keep memcpy on its vector loop.
+ * copy out of the segment on ch4:ofi; on ch4:ucx a put's copy into it;
+ * doc/benchmarks.md).  In that range copy in pieces that keep memcpy on its
+ * vector loop.
  */
 #ifndef NOTIFY_COPY_H_INCLUDED
 #define NOTIFY_COPY_H_INCLUDED

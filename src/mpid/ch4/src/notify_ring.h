@@ -40,26 +40,27 @@ typedef struct {
      * memory before the cell is published, as MPI_Put's must be there by the
      * origin's flush, whatever the target does meanwhile. */
     char pad[32];
-} notify_cell_t;
+} MPIDI_Notify_cell_t;
 
-_Static_assert(sizeof(notify_cell_t) == NOTIFY_RING_LINE, "a notification cell is one cache line");
+_Static_assert(sizeof(MPIDI_Notify_cell_t) == NOTIFY_RING_LINE,
+               "a notification cell is one cache line");
 
 typedef struct {
     _Atomic uint32_t tail;      /* next position to claim (producers only) */
     char pad[NOTIFY_RING_LINE - sizeof(uint32_t)];
     _Atomic uint32_t released;  /* positions below it are consumed (consumer only) */
     char pad2[NOTIFY_RING_LINE - sizeof(uint32_t)];
-    notify_cell_t cells[];
-} notify_ring_t;
+    MPIDI_Notify_cell_t cells[];
+} MPIDI_Notify_ring_t;
 
-static inline size_t notify_ring_bytes(uint32_t size)
+static inline size_t MPIDI_Notify_ring_bytes(uint32_t size)
 {
-    return sizeof(notify_ring_t) + (size_t) size * sizeof(notify_cell_t);
+    return sizeof(MPIDI_Notify_ring_t) + (size_t) size * sizeof(MPIDI_Notify_cell_t);
 }
 
 /* The owner initialises its ring before any producer can see it: every
  * cell as published one lap before position 0. */
-static inline void notify_ring_init(notify_ring_t * ring, uint32_t size)
+static inline void MPIDI_Notify_ring_init(MPIDI_Notify_ring_t * ring, uint32_t size)
 {
     atomic_init(&ring->tail, 0);
     atomic_init(&ring->released, 0);
@@ -71,17 +72,18 @@ static inline void notify_ring_init(notify_ring_t * ring, uint32_t size)
  * positions known free (0 before its first claim on this ring).  Returns
  * NULL when the ring is full (the caller makes progress and retries;
  * nothing is ever overwritten). */
-static inline notify_cell_t *notify_ring_claim(notify_ring_t * ring, uint32_t mask,
-                                               uint32_t * limit, uint32_t * pos_out)
+static inline MPIDI_Notify_cell_t *MPIDI_Notify_ring_claim_cell(MPIDI_Notify_ring_t * ring,
+                                                                uint32_t mask, uint32_t * limit,
+                                                                uint32_t * pos_out)
 {
     uint32_t pos = atomic_load_explicit(&ring->tail, memory_order_relaxed);
     for (;;) {
         /* free: pos in [limit - size, limit), tested so that a bound read
          * long ago (positions wrap) is read again, never trusted */
         if ((uint32_t) (*limit - pos) - 1u > mask) {
-            /* acquire: pairs with notify_ring_release, so the consumer's
-             * reads of the cell's previous contents are done before this
-             * producer writes it */
+            /* acquire: pairs with MPIDI_Notify_ring_release, so the
+             * consumer's reads of the cell's previous contents are done
+             * before this producer writes it */
             *limit = atomic_load_explicit(&ring->released, memory_order_acquire) + mask + 1;
             if ((uint32_t) (*limit - pos) - 1u > mask)
                 return NULL;    /* the consumer has not freed this cell yet */
@@ -100,17 +102,18 @@ static inline notify_cell_t *notify_ring_claim(notify_ring_t * ring, uint32_t ma
  * producer made before (the cell's fields, and for a put its copy into
  * target memory; for a get, its reads of target memory)
  * happens before the consumer's acquire load of turn. */
-static inline void notify_ring_publish(notify_cell_t * c, uint32_t pos)
+static inline void MPIDI_Notify_ring_publish_cell(MPIDI_Notify_cell_t * c, uint32_t pos)
 {
     atomic_store_explicit(&c->turn, pos + 1, memory_order_release);
 }
 
 /* Consumer: the cell at position head if it is full, else NULL.  Acquire:
- * pairs with notify_ring_publish, so the cell and the data published with it
- * are visible. */
-static inline notify_cell_t *notify_ring_peek(notify_ring_t * ring, uint32_t mask, uint32_t head)
+ * pairs with MPIDI_Notify_ring_publish_cell, so the cell and the data
+ * published with it are visible. */
+static inline MPIDI_Notify_cell_t *MPIDI_Notify_ring_peek_cell(MPIDI_Notify_ring_t * ring,
+                                                               uint32_t mask, uint32_t head)
 {
-    notify_cell_t *c = &ring->cells[head & mask];
+    MPIDI_Notify_cell_t *c = &ring->cells[head & mask];
     if (atomic_load_explicit(&c->turn, memory_order_acquire) != head + 1)
         return NULL;
     return c;
@@ -119,7 +122,7 @@ static inline notify_cell_t *notify_ring_peek(notify_ring_t * ring, uint32_t mas
 /* Consumer: give every position below head back to the producers.
  * Release: our reads of those cells happen before a producer that sees
  * this may overwrite them. */
-static inline void notify_ring_release(notify_ring_t * ring, uint32_t head)
+static inline void MPIDI_Notify_ring_release(MPIDI_Notify_ring_t * ring, uint32_t head)
 {
     atomic_store_explicit(&ring->released, head, memory_order_release);
 }

@@ -1,12 +1,13 @@
 /*
  * Notified Access over libfabric (ch4:ofi).
  *
- * Produced: MPIDI_OFI_notify_access (called from ch4_notify.c for targets
- * reached through the netmod).  Carried: 64 bits of remote CQ data on an RMA
- * write into the target's window (fi_inject_writedata, or fi_writemsg with
- * FI_REMOTE_CQ_DATA).  Decoded: MPIDI_OFI_notify_cq_data, called by the CQ
- * handler (ofi_progress.h) for remote-write completions with CQ data, then
- * matched by MPIR_Notify_arrive_in_order (src/mpi/notify/notify.c).
+ * Produced: MPIDI_OFI_notify_access, here (called from ch4_notify.c for
+ * targets reached through the netmod).  Carried: 64 bits of remote CQ data
+ * on an RMA write into the target's window (fi_inject_writedata, or
+ * fi_writemsg with FI_REMOTE_CQ_DATA; ofi_notify_wire.c).  Decoded:
+ * MPIDI_OFI_notify_cq_data (ofi_notify_wire.c), called by the CQ handler
+ * (ofi_progress.h) for remote-write completions with CQ data, then matched
+ * by MPIR_Notify_arrive_in_order (src/mpi/notify/notify_order.c).
  *
  * Wire format of the CQ data word: ofi_notify_word.h (window slot, origin
  * rank, tag, bytes; length words for large counts).  The slot is a
@@ -43,301 +44,10 @@
  */
 
 #include "mpidimpl.h"
-#include "ofi_impl.h"
 #include "ofi_rma.h"
-#include "ofi_notify.h"
-#include "ofi_notify_word.h"
+#include "ofi_notify_impl.h"
 #include "mpidig_notify.h"
 #include "ch4_notify_eager.h"
-#include "utlist.h"
-
-/*
-=== BEGIN_MPI_T_CVAR_INFO_BLOCK ===
-
-cvars:
-    - name        : MPIR_CVAR_NOTIFY_OFI_STRAY_WORDS
-      category    : NOTIFY
-      type        : int
-      default     : 0
-      class       : none
-      verbosity   : MPI_T_VERBOSITY_MPIDEV_DETAIL
-      scope       : MPI_T_SCOPE_LOCAL
-      description : >-
-        For testing: N > 0 sends, before every N-th notified put on the
-        libfabric path, a stray remote-CQ-data word that names no process
-        of the window, as a corrupt or late word would.  Targets must count
-        and drop it and handle the rest of its completion batch.
-
-    - name        : MPIR_CVAR_NOTIFY_OFI_FULL_EVERY
-      category    : NOTIFY
-      type        : int
-      default     : 0
-      class       : none
-      verbosity   : MPI_T_VERBOSITY_MPIDEV_DETAIL
-      scope       : MPI_T_SCOPE_LOCAL
-      description : >-
-        For testing: N > 0 makes every N-th notification word on the
-        libfabric path meet a full provider once (-FI_EAGAIN): the send
-        then runs a round of progress, as MPICH's retry does, before it
-        goes out.  Notifications must still arrive whole and in order.
-
-    - name        : MPIR_CVAR_NOTIFY_OFI_RANK_BITS
-      category    : NOTIFY
-      type        : int
-      default     : 0
-      class       : none
-      verbosity   : MPI_T_VERBOSITY_MPIDEV_DETAIL
-      scope       : MPI_T_SCOPE_ALL_EQ
-      description : >-
-        For testing: N in 1..19 widens the origin-rank field of every
-        window's remote-CQ-data words to N bits where the window needs fewer
-        (0: the fewest that hold the window's size), so that notified puts
-        from 2^(30 - N) - 1 bytes up send their length in length words.  The
-        same at every process.
-
-=== END_MPI_T_CVAR_INFO_BLOCK ===
-*/
-
-_Static_assert(MPIR_NOTIFY_TAG_BITS == MPIDI_OFI_NW_TAG_BITS, "tag field of the CQ data word");
-_Static_assert(MPIR_NOTIFY_COUNTER == MPIDI_OFI_NW_COUNTER, "counter mark of the CQ data word");
-
-typedef MPIDI_OFI_notify_pending_t pending_t;
-
-/* the rank width of the window's CQ data words (ofi_notify_word.h) */
-static inline int rank_bits(MPIR_Win * win)
-{
-    int r = MPIDI_OFI_nw_rank_bits(win->comm_ptr->local_size);
-    return unlikely(MPIR_CVAR_NOTIFY_OFI_RANK_BITS > r) ?
-        MPL_MIN(MPIR_CVAR_NOTIFY_OFI_RANK_BITS, MPIDI_OFI_NW_RANK_BITS) : r;
-}
-
-int MPIDI_OFI_notify_cq_data(uint64_t data)
-{
-    int mpi_errno = MPI_SUCCESS;
-    int slot = MPIDI_OFI_nw_slot(data);
-    MPIDI_OFI_notify_global_t *g = &MPIDI_OFI_global.notify;
-    MPIR_Win *win = g->slots[slot];
-    int r = win ? rank_bits(win) : MPIDI_OFI_NW_RANK_BITS;
-    int src = MPIDI_OFI_nw_rank(data, r);
-
-    if (unlikely(win == NULL || src >= win->comm_ptr->local_size)) {
-        /* A word for no window of ours (corrupt, or late for a freed
-         * window): dropped and counted, so that the rest of the completion
-         * batch, MPICH's own entries among them, is still handled. */
-        g->dropped++;
-        /* the 1st, 2nd, 4th, 8th ... */
-        if (MPIR_CVAR_NOTIFY_VERBOSE && (g->dropped & (g->dropped - 1)) == 0)
-            fprintf(stderr, "notify: dropped remote CQ data %#llx (window slot %d, "
-                    "origin %d: no such window here); %lu dropped so far\n",
-                    (unsigned long long) data, slot, src,
-                    g->dropped);
-        goto fn_exit;
-    }
-    MPIDI_OFI_notify_win_t *nw = MPIDI_OFI_WIN(win).notify;
-
-    if (MPIDI_OFI_nw_is_len(data)) {
-        MPIDI_OFI_nw_add_len(data, &nw->len_in[src]);
-        goto fn_exit;
-    }
-    MPI_Aint bytes = (MPI_Aint) MPIDI_OFI_nw_bytes(data, r, &nw->len_in[src]);
-    mpi_errno = MPIR_Notify_arrive_in_order(win, MPIR_NOTIFY_PATH_CQ_DATA, src,
-                                            MPIDI_OFI_nw_tag(data), bytes);
-
-  fn_exit:
-    return mpi_errno;
-}
-
-/* ------------------------------------------------------------- sending */
-
-static fi_addr_t dest_of(MPIR_Win * win, int target)
-{
-    int vni = MPIDI_OFI_WIN(win).vni;
-    return MPIDI_OFI_av_to_phys(MPIDIU_comm_rank_to_av(win->comm_ptr, target), 0, vni, vni);
-}
-
-/* One RMA write of len bytes (len may be 0) into the target's window, with
- * remote CQ data if flags has FI_REMOTE_CQ_DATA.  With track, *track becomes
- * a request that completes when the write is delivery-complete.  The caller
- * has counted the write in the window's issued counter (flush waits for it). */
-static int write_rma(MPIR_Win * win, int target, const void *buf, size_t len, uint64_t raddr,
-                     uint64_t key, uint64_t data, uint64_t flags, MPIR_Request ** track)
-{
-    int mpi_errno = MPI_SUCCESS;
-    int vni = MPIDI_OFI_WIN(win).vni;
-    struct iovec iov = {.iov_base = (void *) buf,.iov_len = len };
-    struct fi_rma_iov riov = {.addr = raddr,.len = len,.key = key };
-    struct fi_msg_rma msg = {.msg_iov = &iov,.iov_count = 1,.addr = dest_of(win, target),
-        .rma_iov = &riov,.rma_iov_count = 1,.data = data
-    };
-
-    if (track) {
-        /* MPICH's chunk event completes the request (ofi_events.c); not
-         * MPIDI_OFI_INIT_CHUNK_CONTEXT, which would count the write again */
-        MPIDI_OFI_chunk_request *creq = MPL_malloc(sizeof(*creq), MPL_MEM_RMA);
-        MPIR_ERR_CHKANDJUMP1(!creq, mpi_errno, MPI_ERR_NO_MEM, "**nomem", "**nomem %s",
-                             "notify write context");
-        MPIDI_OFI_REQUEST_CREATE(*track, MPIR_REQUEST_KIND__RMA, vni);
-        MPIR_cc_inc((*track)->cc_ptr);
-        creq->event_id = MPIDI_OFI_EVENT_CHUNK_DONE;
-        creq->parent = *track;
-        msg.context = &creq->context;
-        flags |= FI_COMPLETION | FI_DELIVERY_COMPLETE;
-    }
-    MPIDI_OFI_CALL_RETRY(fi_writemsg(MPIDI_OFI_WIN(win).ep, &msg, flags), vni, rdma_write, FALSE);
-    if (track)
-        MPIDI_OFI_sigreq_complete(track);
-  fn_fail:
-    return mpi_errno;
-}
-
-/* MPIR_CVAR_NOTIFY_OFI_FULL_EVERY: what MPIDI_OFI_CALL_RETRY does when the
- * provider answers -FI_EAGAIN */
-static int pretend_full(int vni)
-{
-    int mpi_errno = MPI_SUCCESS;
-    if (++MPIDI_OFI_global.notify.nword % MPIR_CVAR_NOTIFY_OFI_FULL_EVERY == 0) {
-        MPIDI_OFI_THREAD_CS_EXIT_VCI_OPTIONAL(vni);
-        mpi_errno = MPIDI_OFI_retry_progress();
-        MPIDI_OFI_THREAD_CS_ENTER_VCI_OPTIONAL(vni);
-    }
-    return mpi_errno;
-}
-
-/* A zero-byte write carrying one word; tracked under completion ordering. */
-static int emit_word(MPIR_Win * win, int target, uint64_t word, MPIR_Request ** track)
-{
-    int mpi_errno = MPI_SUCCESS;
-    int vni = MPIDI_OFI_WIN(win).vni;
-    MPIDI_OFI_target_mr_t mr;
-
-    if (unlikely(MPIR_CVAR_NOTIFY_OFI_FULL_EVERY > 0)) {
-        mpi_errno = pretend_full(vni);
-        MPIR_ERR_CHECK(mpi_errno);
-    }
-
-    MPIDI_OFI_prepare_target_mr(target, 0, 0, 0, win, MPIDI_WIN(win, winattr), &mr);
-    if (track)
-        return write_rma(win, target, NULL, 0, mr.addr, mr.mr_key, word, FI_REMOTE_CQ_DATA,
-                         track);
-    MPIDI_OFI_CALL_RETRY(fi_inject_writedata(MPIDI_OFI_WIN(win).ep, NULL, 0, word,
-                                             dest_of(win, target), mr.addr, mr.mr_key),
-                         vni, rdma_inject_write, FALSE);
-  fn_fail:
-    return mpi_errno;
-}
-
-static void count_issued(MPIR_Win * win, int n)
-{
-    while (n-- > 0)
-        MPIDI_OFI_win_cntr_incr(win);
-}
-
-/* e waits for req (a write or read in flight) before its next step. */
-static void wait_on(pending_t * e, MPIR_Request * req)
-{
-    e->req = req;
-    DL_PREPEND_NP(MPIDI_OFI_global.notify.waiting, e, wnext, wprev);
-    MPIDI_OFI_global.notify.nwaiting++;
-}
-
-/* Send what the head of the (win, target) queue allows: every ready entry's
- * words under provider ordering; under completion ordering one word at a
- * time, each after the previous one is delivered.
- * emit_word may meet a full provider, and MPICH's retry then runs a round of
- * progress, which may come back here for the same target (an entry whose
- * read completed, a completion function's access): the entry being sent
- * stays at the head, marked, until all its words are out, so that no other
- * word goes between them, and the nested call leaves it to this one. */
-static int send_ready(MPIR_Win * win, int target)
-{
-    int mpi_errno = MPI_SUCCESS;
-    MPIDI_OFI_notify_win_t *nw = MPIDI_OFI_WIN(win).notify;
-    pending_t *e;
-
-    while ((e = nw->qhead[target]) && e->req == NULL && !e->sending) {
-        if (e->sent < e->nwords && !nw->waw_ordered) {
-            MPIR_Request *req = NULL;
-            e->sending = true;
-            mpi_errno = emit_word(win, target, e->words[e->sent++], &req);
-            e->sending = false;
-            MPIR_ERR_CHECK(mpi_errno);
-            wait_on(e, req);
-            break;
-        }
-        e->sending = true;
-        while (e->sent < e->nwords && mpi_errno == MPI_SUCCESS)
-            mpi_errno = emit_word(win, target, e->words[e->sent++], NULL);
-        DL_DELETE(nw->qhead[target], e);
-        MPL_free(e);
-        MPIR_ERR_CHECK(mpi_errno);
-    }
-  fn_fail:
-    return mpi_errno;
-}
-
-/* Notify after req (the access's data in flight; NULL: complete) and after
- * every earlier notification to the same target.  nwords == 0: nothing to
- * send, only later notifications wait for req (completion ordering). */
-static int notify_after(MPIR_Win * win, int target, const uint64_t * words, int nwords,
-                        MPIR_Request * req)
-{
-    int mpi_errno = MPI_SUCCESS;
-    MPIDI_OFI_notify_win_t *nw = MPIDI_OFI_WIN(win).notify;
-
-    count_issued(win, nwords);
-    /* one word cannot be split: at once if nothing waits before it (two go
-     * through the queue, whose head send_ready keeps while they go out).  An
-     * access that a completion function makes during this word's retry may
-     * land before it: the two calls overlap, so neither is earlier. */
-    if (!req && !nw->qhead[target] && nw->waw_ordered && nwords == 1)
-        return emit_word(win, target, words[0], NULL);
-
-    pending_t *e = MPL_malloc(sizeof(*e), MPL_MEM_RMA);
-    MPIR_ERR_CHKANDJUMP1(!e, mpi_errno, MPI_ERR_NO_MEM, "**nomem", "**nomem %s",
-                         "notification queue entry");
-    e->win = win;
-    e->target = target;
-    e->req = NULL;
-    e->nwords = nwords;
-    e->sent = 0;
-    e->sending = false;
-    memcpy(e->words, words, nwords * sizeof(uint64_t));
-    DL_APPEND(nw->qhead[target], e);
-    if (req)
-        wait_on(e, req);
-    else
-        mpi_errno = send_ready(win, target);
-  fn_fail:
-    return mpi_errno;
-}
-
-int MPIDI_OFI_notify_progress(void)
-{
-    int mpi_errno = MPI_SUCCESS;
-    MPIDI_OFI_notify_global_t *g = &MPIDI_OFI_global.notify;
-    pending_t *e, *next;
-
-    if (g->in_progress)
-        return MPI_SUCCESS;
-    g->in_progress = true;
-    mpi_errno = MPIDI_Notify_eager_tick();
-    for (e = g->waiting; e && !mpi_errno; e = next) {
-        next = e->wnext;
-        if (!MPIR_Request_is_complete(e->req))
-            continue;
-        MPIR_Request_free(e->req);
-        e->req = NULL;
-        DL_DELETE_NP(g->waiting, e, wnext, wprev);
-        g->nwaiting--;
-        /* send_ready frees only entries that wait for nothing, never one
-         * still on this list; one it makes wait again goes to the front */
-        mpi_errno = send_ready(e->win, e->target);
-        if (mpi_errno)
-            break;
-    }
-    g->in_progress = false;
-    return mpi_errno;
-}
 
 /* The contiguous pieces of (buf, count, datatype), a few at a time.  By byte
  * offset: MPIR_Typerep_to_iov_offset (and so MPIDI_OFI_nopack_putget) loops
@@ -396,11 +106,11 @@ static int put_pieces(const void *origin_addr, int origin_count, MPI_Datatype or
 
         MPIDI_OFI_win_cntr_incr(win);
         if (len <= MPIDI_OFI_global.max_buffered_write) {
-            MPIDI_OFI_CALL_RETRY(fi_inject_write(MPIDI_OFI_WIN(win).ep, a->iov_base, len,
-                                                 dest_of(win, target), raddr, mr.mr_key),
-                                 vni, rdma_inject_write, FALSE);
+            fi_addr_t dest = MPIDI_OFI_notify_dest(win, target);
+            MPIDI_OFI_CALL_RETRY(fi_inject_write(MPIDI_OFI_WIN(win).ep, a->iov_base, len, dest,
+                                                 raddr, mr.mr_key), vni, rdma_inject_write, FALSE);
         } else {
-            mpi_errno = write_rma(win, target, a->iov_base, len, raddr, mr.mr_key, 0,
+            mpi_errno = MPIDI_OFI_notify_write(win, target, a->iov_base, len, raddr, mr.mr_key, 0,
                                   FI_DELIVERY_COMPLETE, NULL);
             MPIR_ERR_CHECK(mpi_errno);
         }
@@ -448,20 +158,6 @@ static int bound(MPIR_Win * win, MPIDI_OFI_notify_win_t * nw)
     return MPIDI_OFI_win_do_progress(win, MPIDI_OFI_WIN(win).vni);
 }
 
-/* MPIR_CVAR_NOTIFY_OFI_STRAY_WORDS: a word from the all-ones origin of the
- * window's rank field, which names no process of it, so the target's
- * lookup fails */
-static int maybe_stray(MPIR_Win * win, MPIDI_OFI_notify_win_t * nw, int target)
-{
-    uint64_t word[3];
-    int r = rank_bits(win);
-    if (++MPIDI_OFI_global.notify.nput % MPIR_CVAR_NOTIFY_OFI_STRAY_WORDS)
-        return MPI_SUCCESS;
-    MPIDI_OFI_nw_encode(nw->slot, r, (1 << r) - 1, 0, 0, word);
-    count_issued(win, 1);
-    return emit_word(win, target, word[0], NULL);
-}
-
 /* A put's data, carrying its notification where it can: *nwords is left
  * with what notify_after must still send, *req with what it waits for.
  * ureq (MPI_Rput_notify): a write that nothing else tracks is tracked into
@@ -477,7 +173,7 @@ static int put_data(const void *origin_addr, int origin_count, MPI_Datatype orig
     MPI_Aint origin_bytes, target_bytes, target_extent, origin_true_lb, target_true_lb;
 
     if (unlikely(MPIR_CVAR_NOTIFY_OFI_STRAY_WORDS > 0)) {
-        mpi_errno = maybe_stray(win, nw, target_rank);
+        mpi_errno = MPIDI_OFI_notify_maybe_stray(win, nw, target_rank);
         MPIR_ERR_CHECK(mpi_errno);
     }
     MPIDI_Datatype_check_contig_size_lb(origin_datatype, origin_count, origin_contig,
@@ -487,14 +183,14 @@ static int put_data(const void *origin_addr, int origin_count, MPI_Datatype orig
     /* what is written: the origin's bytes (check_access made sure they fit) */
     MPI_Aint bytes = origin_bytes;
     (void) target_bytes;
-    int nwords = MPIDI_OFI_nw_encode(nw->slot, rank_bits(win), win->comm_ptr->rank, tag,
-                                     (uint64_t) bytes, words);
+    int nwords = MPIDI_OFI_nw_encode(nw->slot, MPIDI_OFI_notify_rank_bits(win),
+                                     win->comm_ptr->rank, tag, (uint64_t) bytes, words);
 
     MPIDI_OFI_target_mr_t mr;
     MPIDI_OFI_prepare_target_mr(target_rank, target_disp, target_extent, target_true_lb,
                                 win, MPIDI_WIN(win, winattr), &mr);
     int vni = MPIDI_OFI_WIN(win).vni;
-    fi_addr_t dest = dest_of(win, target_rank);
+    fi_addr_t dest = MPIDI_OFI_notify_dest(win, target_rank);
     const void *buf = MPIR_get_contig_ptr(origin_addr, origin_true_lb);
     uint64_t raddr = mr.addr + target_true_lb;
     bool contig = origin_contig && target_contig;
@@ -505,9 +201,9 @@ static int put_data(const void *origin_addr, int origin_count, MPI_Datatype orig
     bool carry = contig && !nw->qhead[target_rank] && (waw || nwords == 1);
 
     if (carry && waw) {
-        count_issued(win, nwords - 1);
+        MPIDI_OFI_notify_count_issued(win, nwords - 1);
         for (int i = 0; i < nwords - 1; i++) {
-            mpi_errno = emit_word(win, target_rank, words[i], NULL);
+            mpi_errno = MPIDI_OFI_notify_emit_word(win, target_rank, words[i], NULL);
             MPIR_ERR_CHECK(mpi_errno);
         }
     }
@@ -518,7 +214,7 @@ static int put_data(const void *origin_addr, int origin_count, MPI_Datatype orig
         MPIDI_OFI_win_cntr_incr(win);
         if (!waw) {
             /* later notifications to this target wait for this write */
-            mpi_errno = write_rma(win, target_rank, buf, bytes, raddr, mr.mr_key, data,
+            mpi_errno = MPIDI_OFI_notify_write(win, target_rank, buf, bytes, raddr, mr.mr_key, data,
                                   flags, req);
         } else if (bytes <= MPIDI_OFI_global.max_buffered_write) {
             if (carry)
@@ -531,7 +227,7 @@ static int put_data(const void *origin_addr, int origin_count, MPI_Datatype orig
                                                      dest, raddr, mr.mr_key),
                                      vni, rdma_inject_write, FALSE);
         } else {
-            mpi_errno = write_rma(win, target_rank, buf, bytes, raddr, mr.mr_key, data,
+            mpi_errno = MPIDI_OFI_notify_write(win, target_rank, buf, bytes, raddr, mr.mr_key, data,
                                   FI_DELIVERY_COMPLETE | flags, ureq);
         }
         MPIR_ERR_CHECK(mpi_errno);
@@ -579,8 +275,8 @@ static int get_data(void *origin_addr, int origin_count, MPI_Datatype origin_dat
     (void) origin_true_lb;
     (void) target_extent;
     (void) target_true_lb;
-    *nwords = MPIDI_OFI_nw_encode(nw->slot, rank_bits(win), win->comm_ptr->rank, tag,
-                                  (uint64_t) target_bytes, words);
+    *nwords = MPIDI_OFI_nw_encode(nw->slot, MPIDI_OFI_notify_rank_bits(win),
+                                  win->comm_ptr->rank, tag, (uint64_t) target_bytes, words);
     MPIDI_av_entry_t *av = MPIDIU_comm_rank_to_av(win->comm_ptr, target_rank);
 
     if (target_bytes > 0) {
@@ -703,7 +399,7 @@ int MPIDI_OFI_notify_access(void *origin_addr, int origin_count, MPI_Datatype or
     MPIR_ERR_CHECK(mpi_errno);
     mpi_errno = user_request(ureq, req);
     MPIR_ERR_CHECK(mpi_errno);
-    mpi_errno = notify_after(win, target_rank, words, nwords, req);
+    mpi_errno = MPIDI_OFI_notify_after(win, target_rank, words, nwords, req);
     MPIR_ERR_CHECK(mpi_errno);
     (void) MPIR_Notify_take_seq(win->notify, target_rank);
     mpi_errno = bound(win, nw);
@@ -714,7 +410,6 @@ int MPIDI_OFI_notify_access(void *origin_addr, int origin_count, MPI_Datatype or
   fn_fail:
     goto fn_exit;
 }
-
 
 /* ------------------------------------------------------- accumulates */
 
@@ -797,9 +492,9 @@ int MPIDI_OFI_notify_accumulate(const MPIR_Notify_acc_t * a, MPIR_Win * win, MPI
     MPIR_ERR_CHECK(mpi_errno);
     mpi_errno = user_request(a->request, req);  /* MPI_Raccumulate_notify ...: shared */
     MPIR_ERR_CHECK(mpi_errno);
-    nwords = MPIDI_OFI_nw_encode(nw->slot, rank_bits(win), win->comm_ptr->rank, tag,
-                                 (uint64_t) a->bytes, words);
-    mpi_errno = notify_after(win, a->target_rank, words, nwords, req);
+    nwords = MPIDI_OFI_nw_encode(nw->slot, MPIDI_OFI_notify_rank_bits(win),
+                                 win->comm_ptr->rank, tag, (uint64_t) a->bytes, words);
+    mpi_errno = MPIDI_OFI_notify_after(win, a->target_rank, words, nwords, req);
     MPIR_ERR_CHECK(mpi_errno);
     (void) MPIR_Notify_take_seq(win->notify, a->target_rank);
     mpi_errno = bound(win, nw);

@@ -2,8 +2,10 @@
  * Notified Access over libfabric (ch4:ofi): a notified put is one RMA write
  * that carries 64 bits of remote CQ data; the target finds it in its
  * completion queue (no op_context) and hands it to the matching code.
- * Accesses and ordering: ofi_notify.c; window set-up: ofi_notify_win.c;
- * wire format: ofi_notify_word.h; state: ofi_notify_types.h.
+ * Accesses: ofi_notify.c; the words, sent and received: ofi_notify_wire.c;
+ * issue order: ofi_notify_order.c; window set-up: ofi_notify_win.c; wire
+ * format: ofi_notify_word.h; state: ofi_notify_types.h; what the .c files
+ * share: ofi_notify_impl.h.
  */
 #ifndef OFI_NOTIFY_H_INCLUDED
 #define OFI_NOTIFY_H_INCLUDED

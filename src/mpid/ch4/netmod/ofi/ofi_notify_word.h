@@ -12,10 +12,11 @@
  * R is the window's rank width, MPIDI_OFI_nw_rank_bits of its size: both
  * ends know it, and a small window leaves the byte count most of the 30
  * bits, so that a notified put of up to 2^(30 - R) - 2 bytes is one write
- * (2 processes: 256 MiB; a million-process-wide field would cost a second,
- * zero-byte write from 2 KiB up).  A counter notification (MPIX_Put_notify)
- * is marked by bit 54, so a decoder never takes its index for a tag: the
- * int tag carries it as MPIDI_OFI_NW_COUNTER (= MPIR_NOTIFY_COUNTER) | index.
+ * (2 processes: 256 MiB; the widest field, MPIDI_OFI_NW_RANK_BITS = 19 for
+ * up to 2^19 - 1 processes, would cost a second, zero-byte write from 2047
+ * bytes up).  A counter notification (MPIX_Put_notify) is marked by bit 54,
+ * so a decoder never takes its index for a tag: the int tag carries it as
+ * MPIDI_OFI_NW_COUNTER (= MPIR_NOTIFY_COUNTER) | index.
  *
  * Self-contained (stdint only): test/unit/cq_word.c checks it without MPICH.
  */

@@ -36,29 +36,17 @@ int MPIDI_POSIX_notify_poll_win(MPIR_Win * win)
     return win->dev.shm.posix.notify_ring ? MPIDI_Notify_rings_drain() : MPI_SUCCESS;
 }
 
-/* over the target's ring where the path table says so, else the generic path */
-MPL_STATIC_INLINE_PREFIX int ring_or_generic(void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
-                           int target_rank, MPI_Aint target_disp, int target_count,
-                           MPI_Datatype target_datatype, MPIR_Win * win, int tag, bool is_put,
-                           MPIR_Request ** req)
-{
-    if (MPIR_Notify_path(win, target_rank) == MPIR_NOTIFY_PATH_RING)
-        return MPIDI_Notify_ring_access(origin_addr, origin_count, origin_datatype,
-                                        target_rank, target_disp, target_count,
-                                        target_datatype, win, tag, is_put, req);
-    return MPIDIG_notify_access(origin_addr, origin_count, origin_datatype, target_rank,
-                                target_disp, target_count, target_datatype, win, tag, is_put,
-                                req);
-}
-
+/* ch4's dispatch (ch4_notify.c) takes the ring and generic paths itself;
+ * posix claims no other, so only a target whose path is neither could get
+ * here, and the generic path serves every target */
 int MPIDI_POSIX_mpi_put_notify(const void *origin_addr, int origin_count,
                                MPI_Datatype origin_datatype, int target_rank,
                                MPI_Aint target_disp, int target_count,
                                MPI_Datatype target_datatype, MPIR_Win * win, int tag,
                                MPIR_Request ** req)
 {
-    return ring_or_generic((void *) origin_addr, origin_count, origin_datatype, target_rank,
-                           target_disp, target_count, target_datatype, win, tag, true, req);
+    return MPIDIG_notify_access((void *) origin_addr, origin_count, origin_datatype, target_rank,
+                                target_disp, target_count, target_datatype, win, tag, true, req);
 }
 
 int MPIDI_POSIX_mpi_get_notify(void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
@@ -66,8 +54,8 @@ int MPIDI_POSIX_mpi_get_notify(void *origin_addr, int origin_count, MPI_Datatype
                                MPI_Datatype target_datatype, MPIR_Win * win, int tag,
                                MPIR_Request ** req)
 {
-    return ring_or_generic(origin_addr, origin_count, origin_datatype, target_rank, target_disp,
-                           target_count, target_datatype, win, tag, false, req);
+    return MPIDIG_notify_access(origin_addr, origin_count, origin_datatype, target_rank,
+                                target_disp, target_count, target_datatype, win, tag, false, req);
 }
 
 /* The accumulate family: MPICH's own shared-memory accumulate,

@@ -1,0 +1,167 @@
+/*
+ * Notified Access, device-independent side: what the files of
+ * src/mpi/notify/ share and no one else sees.  The per-window state
+ * (struct MPIR_Notify_win, created on first use and hung on
+ * MPIR_Win.notify), the unexpected queue's entries and buckets, and the
+ * inline steps of a notification's way from MPIR_Notify_arrive to a
+ * completed request.
+ *
+ *   notify_win.c      the window's state, its path table, its end
+ *   notify_queue.c    buckets, posted requests, the unexpected queue,
+ *                     matching (deliver, count_toward)
+ *   notify_order.c    per-origin issue order: sequence numbers, arrivals
+ *                     ahead of their turn, MPIR_Notify_arrive
+ *   notify_request.c  MPI_Notify_init requests: start, wait, test, cancel,
+ *                     free, status
+ *   notify_counter.c  the counter dialect's counters
+ *
+ * Locking: everything runs under the lock held by MPI calls and by the
+ * progress engine on the window's VCI (the global critical section in the
+ * default build).
+ */
+#ifndef NOTIFY_IMPL_H_INCLUDED
+#define NOTIFY_IMPL_H_INCLUDED
+
+#include "mpiimpl.h"
+#include "uthash.h"
+#include "utlist.h"
+
+/* forced: MPL_STATIC_INLINE_PREFIX only forces inlining in builds configured
+ * with --enable-fast=alwaysinline, and these make up a notification's path */
+#define NOTIFY_INLINE ATTRIBUTE((always_inline)) static inline
+
+/* The unexpected queue is threaded through four lists, all in arrival
+ * order, so that a start of any kind takes its matches from the head of
+ * one: every entry (both wildcards), the entry's (src, tag) bucket (exact
+ * requests), its tag's bucket (MPI_ANY_SOURCE; key (MPI_ANY_SOURCE, tag),
+ * referenced by each (src, tag) bucket of that tag) and its origin's list
+ * (MPI_ANY_TAG; an array indexed by rank). */
+enum { IDX_ALL, IDX_EXACT, IDX_TAG, IDX_SRC, NIDX };
+
+/* A live entry (unexpected, parked or counted by a request) holds its
+ * (src, tag) bucket, which holds its tag's bucket, so moving the entry
+ * between those states never allocates: giving notifications back from a
+ * freed request cannot fail. */
+typedef struct MPIR_Notify_entry {
+    int src, tag;
+    MPI_Aint bytes;
+    uint64_t order;             /* arrival number, or sequence number while pending */
+    struct MPIR_Notify_entry *next;     /* taken / pending / free list */
+    struct {
+        struct MPIR_Notify_entry *next, *prev;
+    } idx[NIDX];                /* the four lists, while unexpected */
+    struct MPIR_Notify_bucket *bucket;  /* its (src, tag) bucket */
+} MPIR_Notify_entry_t;
+
+typedef struct MPIR_Notify_bucket {
+    uint64_t key;
+    int nbound;                 /* exact requests created for this (src, tag) */
+    size_t nheld;               /* live entries; of a tag bucket: (src, tag) buckets */
+    struct MPIR_Notify_bucket *tag_bucket;      /* (src, tag) bucket: its tag's bucket */
+    MPIR_Notify_req_t *req_head;        /* posted exact requests, start order */
+    struct MPIR_Notify_entry *unx;      /* unexpected entries of this (src, tag) or tag */
+    UT_hash_handle hh;
+} MPIR_Notify_bucket_t;
+
+struct MPIR_Notify_win {
+    MPIR_Notify_win_head_t head;        /* first: read inline (mpir_notify.h) */
+    uint64_t start_counter;
+    uint64_t arrival_counter;
+    MPIR_Notify_bucket_t *buckets;
+    MPIR_Notify_bucket_t *last_bucket;  /* the last one found: a stream of notifications
+                                         * mostly repeats its (src, tag) */
+    MPIR_Notify_req_t *wild_head;       /* posted wildcard requests, start order */
+    MPIR_Notify_entry_t *unx;   /* every unexpected entry */
+    MPIR_Notify_entry_t **by_src;       /* [origin] its unexpected entries */
+    MPIR_Notify_entry_t **pending;      /* [origin] parked arrivals, ascending sequence */
+    MPIR_Notify_entry_t *free_entries;
+    size_t nfree, nlive;        /* entries on the free list / in use */
+    int nreqs;                  /* notify requests bound to the window */
+    int nranks;
+    bool has_rings;             /* some target's path is RING */
+    uint32_t *recv_seq;         /* [origin] next sequence number to deliver (after
+                                 * head.send_seq, in the same allocation) */
+    MPI_Count *counters;        /* [index] MPIX_Win_create_notify's counters */
+    int ncounters;
+    unsigned counter_polls;     /* MPIX_Win_get_notify's, for MPIR_Notify_progress_due */
+    double next_round;          /* MPL_wtime seconds: a waiter's next full round is due
+                                 * (MPIR_Notify_progress_round) */
+    MPIR_Notify_watch_t *watches;       /* MPIX_Win_notify_on_update (notify_callback.c) */
+    unsigned long counters_lost;        /* arrived for no attached counter */
+};
+
+/* notify_win.c */
+int MPIR_Notify_state_create(MPIR_Win * win, struct MPIR_Notify_win **out);
+
+/* notify_queue.c */
+MPIR_Notify_bucket_t *MPIR_Notify_bucket_lookup(struct MPIR_Notify_win *nw, uint64_t key);
+MPIR_Notify_bucket_t *MPIR_Notify_bucket_ref(struct MPIR_Notify_win *nw, int src, int tag);
+void MPIR_Notify_bucket_unref(struct MPIR_Notify_win *nw, MPIR_Notify_bucket_t * b);
+MPIR_Notify_entry_t *MPIR_Notify_entry_make(struct MPIR_Notify_win *nw, MPIR_Notify_bucket_t * b,
+                                            int src, int tag, MPI_Aint bytes, uint64_t order);
+void MPIR_Notify_entry_drop(struct MPIR_Notify_win *nw, MPIR_Notify_entry_t * e);
+void MPIR_Notify_entry_list_free(MPIR_Notify_entry_t * e);
+void MPIR_Notify_post(struct MPIR_Notify_win *nw, MPIR_Notify_req_t * r);
+void MPIR_Notify_unx_unlink(struct MPIR_Notify_win *nw, MPIR_Notify_entry_t * e);
+MPIR_Notify_entry_t *MPIR_Notify_queue_head(struct MPIR_Notify_win *nw, int src, int tag,
+                                            MPIR_Notify_bucket_t * exact, int *k);
+void MPIR_Notify_release_taken(struct MPIR_Notify_win *nw, MPIR_Notify_req_t * r);
+int MPIR_Notify_count_toward(struct MPIR_Notify_win *nw, MPIR_Notify_req_t * r,
+                             MPIR_Notify_bucket_t * b, int src, int tag, MPI_Aint bytes,
+                             uint64_t order, MPIR_Notify_entry_t * e);
+int MPIR_Notify_deliver(struct MPIR_Notify_win *nw, int src, int tag, MPI_Aint bytes,
+                        uint64_t order, MPIR_Notify_entry_t * e);
+
+NOTIFY_INLINE int MPIR_Notify_get_state(MPIR_Win * win, struct MPIR_Notify_win **out)
+{
+    if (likely(win->notify)) {
+        *out = win->notify;
+        return MPI_SUCCESS;
+    }
+    return MPIR_Notify_state_create(win, out);
+}
+
+NOTIFY_INLINE uint64_t MPIR_Notify_bucket_key(int src, int tag)
+{
+    return ((uint64_t) (uint32_t) src << 32) | (uint32_t) tag;
+}
+
+NOTIFY_INLINE MPIR_Notify_bucket_t *MPIR_Notify_bucket_find(struct MPIR_Notify_win *nw, int src,
+                                                           int tag)
+{
+    MPIR_Notify_bucket_t *b = nw->last_bucket;
+    uint64_t key = MPIR_Notify_bucket_key(src, tag);
+    if (likely(b && b->key == key))
+        return b;
+    return MPIR_Notify_bucket_lookup(nw, key);
+}
+
+/* r's posted list: its bucket (exact) or the wildcard list, in start order */
+NOTIFY_INLINE MPIR_Notify_req_t **MPIR_Notify_posted_list(struct MPIR_Notify_win *nw,
+                                                         MPIR_Notify_req_t * r)
+{
+    return r->bucket ? &r->bucket->req_head : &nw->wild_head;
+}
+
+NOTIFY_INLINE void MPIR_Notify_unpost(struct MPIR_Notify_win *nw, MPIR_Notify_req_t * r)
+{
+    DL_DELETE(*MPIR_Notify_posted_list(nw, r), r);
+    r->next = r->prev = NULL;
+    r->posted = false;
+}
+
+/* r has all its notifications: out of the matching structures, complete */
+NOTIFY_INLINE int MPIR_Notify_finish(struct MPIR_Notify_win *nw, MPIR_Notify_req_t * r)
+{
+    if (r->taken_head)
+        MPIR_Notify_release_taken(nw, r);
+    if (r->posted)
+        MPIR_Notify_unpost(nw, r);
+    if (r->on_complete)
+        MPIR_Notify_callback_due(r);
+    /* drops the reference taken at start and bumps the VCI's progress
+     * count, so a blocked MPI_Wait notices */
+    return MPID_Request_complete(r->req);
+}
+
+#endif /* NOTIFY_IMPL_H_INCLUDED */

@@ -1,0 +1,35 @@
+/*
+ * Notified Access over libfabric: what ofi_notify.c (accesses),
+ * ofi_notify_wire.c (the CQ data words: sent, received) and
+ * ofi_notify_order.c (notifications in issue order) share.
+ */
+#ifndef OFI_NOTIFY_IMPL_H_INCLUDED
+#define OFI_NOTIFY_IMPL_H_INCLUDED
+
+#include "ofi_impl.h"
+#include "ofi_notify.h"
+#include "ofi_notify_word.h"
+
+typedef MPIDI_OFI_notify_pending_t pending_t;
+
+/* ofi_notify_wire.c */
+/* the rank width of the window's CQ data words (ofi_notify_word.h) */
+int MPIDI_OFI_notify_rank_bits(MPIR_Win * win);
+fi_addr_t MPIDI_OFI_notify_dest(MPIR_Win * win, int target);
+int MPIDI_OFI_notify_write(MPIR_Win * win, int target, const void *buf, size_t len,
+                           uint64_t raddr, uint64_t key, uint64_t data, uint64_t flags,
+                           MPIR_Request ** track);
+int MPIDI_OFI_notify_emit_word(MPIR_Win * win, int target, uint64_t word, MPIR_Request ** track);
+int MPIDI_OFI_notify_maybe_stray(MPIR_Win * win, MPIDI_OFI_notify_win_t * nw, int target);
+
+/* ofi_notify_order.c */
+int MPIDI_OFI_notify_after(MPIR_Win * win, int target, const uint64_t * words, int nwords,
+                           MPIR_Request * req);
+
+MPL_STATIC_INLINE_PREFIX void MPIDI_OFI_notify_count_issued(MPIR_Win * win, int n)
+{
+    while (n-- > 0)
+        MPIDI_OFI_win_cntr_incr(win);
+}
+
+#endif /* OFI_NOTIFY_IMPL_H_INCLUDED */

@@ -1,0 +1,199 @@
+/*
+ * Notified Access over libfabric: the remote CQ data words on the wire.
+ * Sent: a write into the target's window that carries one word
+ * (MPIDI_OFI_notify_write, MPIDI_OFI_notify_emit_word).  Received:
+ * MPIDI_OFI_notify_cq_data, called by the CQ handler (ofi_progress.h) for
+ * remote-write completions with CQ data; it decodes the word
+ * (ofi_notify_word.h) and hands the notification to
+ * MPIR_Notify_arrive_in_order (src/mpi/notify/notify_order.c).
+ */
+
+#include "mpidimpl.h"
+#include "ofi_rma.h"
+#include "ofi_notify_impl.h"
+
+/*
+=== BEGIN_MPI_T_CVAR_INFO_BLOCK ===
+
+cvars:
+    - name        : MPIR_CVAR_NOTIFY_OFI_STRAY_WORDS
+      category    : NOTIFY
+      type        : int
+      default     : 0
+      class       : none
+      verbosity   : MPI_T_VERBOSITY_MPIDEV_DETAIL
+      scope       : MPI_T_SCOPE_LOCAL
+      description : >-
+        For testing: N > 0 sends, before every N-th notified put on the
+        libfabric path, a stray remote-CQ-data word that names no process
+        of the window, as a corrupt or late word would.  Targets must count
+        and drop it and handle the rest of its completion batch.
+
+    - name        : MPIR_CVAR_NOTIFY_OFI_FULL_EVERY
+      category    : NOTIFY
+      type        : int
+      default     : 0
+      class       : none
+      verbosity   : MPI_T_VERBOSITY_MPIDEV_DETAIL
+      scope       : MPI_T_SCOPE_LOCAL
+      description : >-
+        For testing: N > 0 makes every N-th notification word on the
+        libfabric path meet a full provider once (-FI_EAGAIN): the send
+        then runs a round of progress, as MPICH's retry does, before it
+        goes out.  Notifications must still arrive whole and in order.
+
+    - name        : MPIR_CVAR_NOTIFY_OFI_RANK_BITS
+      category    : NOTIFY
+      type        : int
+      default     : 0
+      class       : none
+      verbosity   : MPI_T_VERBOSITY_MPIDEV_DETAIL
+      scope       : MPI_T_SCOPE_ALL_EQ
+      description : >-
+        For testing: N in 1..19 widens the origin-rank field of every
+        window's remote-CQ-data words to N bits where the window needs fewer
+        (0: the fewest that hold the window's size), so that notified puts
+        from 2^(30 - N) - 1 bytes up send their length in length words.  The
+        same at every process.
+
+=== END_MPI_T_CVAR_INFO_BLOCK ===
+*/
+
+_Static_assert(MPIR_NOTIFY_TAG_BITS == MPIDI_OFI_NW_TAG_BITS, "tag field of the CQ data word");
+_Static_assert(MPIR_NOTIFY_COUNTER == MPIDI_OFI_NW_COUNTER, "counter mark of the CQ data word");
+
+/* the rank width of the window's CQ data words (ofi_notify_word.h) */
+int MPIDI_OFI_notify_rank_bits(MPIR_Win * win)
+{
+    int r = MPIDI_OFI_nw_rank_bits(win->comm_ptr->local_size);
+    return unlikely(MPIR_CVAR_NOTIFY_OFI_RANK_BITS > r) ?
+        MPL_MIN(MPIR_CVAR_NOTIFY_OFI_RANK_BITS, MPIDI_OFI_NW_RANK_BITS) : r;
+}
+
+int MPIDI_OFI_notify_cq_data(uint64_t data)
+{
+    int mpi_errno = MPI_SUCCESS;
+    int slot = MPIDI_OFI_nw_slot(data);
+    MPIDI_OFI_notify_global_t *g = &MPIDI_OFI_global.notify;
+    MPIR_Win *win = g->slots[slot];
+    int r = win ? MPIDI_OFI_notify_rank_bits(win) : MPIDI_OFI_NW_RANK_BITS;
+    int src = MPIDI_OFI_nw_rank(data, r);
+
+    if (unlikely(win == NULL || src >= win->comm_ptr->local_size)) {
+        /* A word for no window of ours (corrupt, or late for a freed
+         * window): dropped and counted, so that the rest of the completion
+         * batch, MPICH's own entries among them, is still handled. */
+        g->dropped++;
+        /* the 1st, 2nd, 4th, 8th ... */
+        if (MPIR_CVAR_NOTIFY_VERBOSE && (g->dropped & (g->dropped - 1)) == 0)
+            fprintf(stderr, "notify: dropped remote CQ data %#llx (window slot %d, "
+                    "origin %d: no such window here); %lu dropped so far\n",
+                    (unsigned long long) data, slot, src,
+                    g->dropped);
+        goto fn_exit;
+    }
+    MPIDI_OFI_notify_win_t *nw = MPIDI_OFI_WIN(win).notify;
+
+    if (MPIDI_OFI_nw_is_len(data)) {
+        MPIDI_OFI_nw_add_len(data, &nw->len_in[src]);
+        goto fn_exit;
+    }
+    MPI_Aint bytes = (MPI_Aint) MPIDI_OFI_nw_bytes(data, r, &nw->len_in[src]);
+    mpi_errno = MPIR_Notify_arrive_in_order(win, MPIR_NOTIFY_PATH_CQ_DATA, src,
+                                            MPIDI_OFI_nw_tag(data), bytes);
+
+  fn_exit:
+    return mpi_errno;
+}
+
+fi_addr_t MPIDI_OFI_notify_dest(MPIR_Win * win, int target)
+{
+    int vni = MPIDI_OFI_WIN(win).vni;
+    return MPIDI_OFI_av_to_phys(MPIDIU_comm_rank_to_av(win->comm_ptr, target), 0, vni, vni);
+}
+
+/* One RMA write of len bytes (len may be 0) into the target's window, with
+ * remote CQ data if flags has FI_REMOTE_CQ_DATA.  With track, *track becomes
+ * a request that completes when the write is delivery-complete.  The caller
+ * has counted the write in the window's issued counter (flush waits for it). */
+int MPIDI_OFI_notify_write(MPIR_Win * win, int target, const void *buf, size_t len, uint64_t raddr,
+                           uint64_t key, uint64_t data, uint64_t flags, MPIR_Request ** track)
+{
+    int mpi_errno = MPI_SUCCESS;
+    int vni = MPIDI_OFI_WIN(win).vni;
+    struct iovec iov = {.iov_base = (void *) buf,.iov_len = len };
+    struct fi_rma_iov riov = {.addr = raddr,.len = len,.key = key };
+    struct fi_msg_rma msg = {.msg_iov = &iov,.iov_count = 1,
+        .addr = MPIDI_OFI_notify_dest(win, target),
+        .rma_iov = &riov,.rma_iov_count = 1,.data = data
+    };
+
+    if (track) {
+        /* MPICH's chunk event completes the request (ofi_events.c); not
+         * MPIDI_OFI_INIT_CHUNK_CONTEXT, which would count the write again */
+        MPIDI_OFI_chunk_request *creq = MPL_malloc(sizeof(*creq), MPL_MEM_RMA);
+        MPIR_ERR_CHKANDJUMP1(!creq, mpi_errno, MPI_ERR_NO_MEM, "**nomem", "**nomem %s",
+                             "notify write context");
+        MPIDI_OFI_REQUEST_CREATE(*track, MPIR_REQUEST_KIND__RMA, vni);
+        MPIR_cc_inc((*track)->cc_ptr);
+        creq->event_id = MPIDI_OFI_EVENT_CHUNK_DONE;
+        creq->parent = *track;
+        msg.context = &creq->context;
+        flags |= FI_COMPLETION | FI_DELIVERY_COMPLETE;
+    }
+    MPIDI_OFI_CALL_RETRY(fi_writemsg(MPIDI_OFI_WIN(win).ep, &msg, flags), vni, rdma_write, FALSE);
+    if (track)
+        MPIDI_OFI_sigreq_complete(track);
+  fn_fail:
+    return mpi_errno;
+}
+
+/* MPIR_CVAR_NOTIFY_OFI_FULL_EVERY: what MPIDI_OFI_CALL_RETRY does when the
+ * provider answers -FI_EAGAIN */
+static int pretend_full(int vni)
+{
+    int mpi_errno = MPI_SUCCESS;
+    if (++MPIDI_OFI_global.notify.nword % MPIR_CVAR_NOTIFY_OFI_FULL_EVERY == 0) {
+        MPIDI_OFI_THREAD_CS_EXIT_VCI_OPTIONAL(vni);
+        mpi_errno = MPIDI_OFI_retry_progress();
+        MPIDI_OFI_THREAD_CS_ENTER_VCI_OPTIONAL(vni);
+    }
+    return mpi_errno;
+}
+
+/* A zero-byte write carrying one word; tracked under completion ordering. */
+int MPIDI_OFI_notify_emit_word(MPIR_Win * win, int target, uint64_t word, MPIR_Request ** track)
+{
+    int mpi_errno = MPI_SUCCESS;
+    int vni = MPIDI_OFI_WIN(win).vni;
+    MPIDI_OFI_target_mr_t mr;
+
+    if (unlikely(MPIR_CVAR_NOTIFY_OFI_FULL_EVERY > 0)) {
+        mpi_errno = pretend_full(vni);
+        MPIR_ERR_CHECK(mpi_errno);
+    }
+
+    MPIDI_OFI_prepare_target_mr(target, 0, 0, 0, win, MPIDI_WIN(win, winattr), &mr);
+    if (track)
+        return MPIDI_OFI_notify_write(win, target, NULL, 0, mr.addr, mr.mr_key, word,
+                                      FI_REMOTE_CQ_DATA, track);
+    fi_addr_t dest = MPIDI_OFI_notify_dest(win, target);
+    MPIDI_OFI_CALL_RETRY(fi_inject_writedata(MPIDI_OFI_WIN(win).ep, NULL, 0, word, dest, mr.addr,
+                                             mr.mr_key), vni, rdma_inject_write, FALSE);
+  fn_fail:
+    return mpi_errno;
+}
+
+/* MPIR_CVAR_NOTIFY_OFI_STRAY_WORDS: a word from the all-ones origin of the
+ * window's rank field, which names no process of it, so the target's
+ * lookup fails */
+int MPIDI_OFI_notify_maybe_stray(MPIR_Win * win, MPIDI_OFI_notify_win_t * nw, int target)
+{
+    uint64_t word[3];
+    int r = MPIDI_OFI_notify_rank_bits(win);
+    if (++MPIDI_OFI_global.notify.nput % MPIR_CVAR_NOTIFY_OFI_STRAY_WORDS)
+        return MPI_SUCCESS;
+    MPIDI_OFI_nw_encode(nw->slot, r, (1 << r) - 1, 0, 0, word);
+    MPIDI_OFI_notify_count_issued(win, 1);
+    return MPIDI_OFI_notify_emit_word(win, target, word[0], NULL);
+}
