@@ -1,0 +1,171 @@
+/*
+ * Notified Access over UCX: window set-up.  Which path serves each target
+ * (the path table: rings to the processes of the node that map the window
+ * memory, UCX active messages to the others, else generic), and the
+ * window's UCX state, created with its first message.
+ */
+
+#include "mpidimpl.h"
+#include "ucx_notify_impl.h"
+
+/*
+=== BEGIN_MPI_T_CVAR_INFO_BLOCK ===
+
+cvars:
+    - name        : MPIR_CVAR_NOTIFY_UCX_PATH
+      category    : NOTIFY
+      type        : enum
+      default     : auto
+      class       : none
+      verbosity   : MPI_T_VERBOSITY_USER_BASIC
+      scope       : MPI_T_SCOPE_ALL_EQ
+      description : |-
+        How notified accesses reach other processes through the UCX netmod.
+        auto     - one UCX active message per put (a request answered with
+                   the data per get), for windows that are not dynamic; to
+                   a process whose window memory is mapped here (allocated
+                   windows, same node) the data is copied directly and a
+                   shared-memory ring cell notifies (no UCX call)
+        messages - UCX active messages with the data in them also where
+                   the rings could serve (node-shared window memory)
+        generic  - always the generic active-message path
+
+    - name        : MPIR_CVAR_NOTIFY_UCX_STRAY_MSGS
+      category    : NOTIFY
+      type        : int
+      default     : 0
+      class       : none
+      verbosity   : MPI_T_VERBOSITY_MPIDEV_DETAIL
+      scope       : MPI_T_SCOPE_LOCAL
+      description : >-
+        For testing: N > 0 sends, before every N-th notified access on the
+        ucx-am path, a stray message that names no window, as a corrupt or
+        late one would.  Targets must count and drop it.
+
+=== END_MPI_T_CVAR_INFO_BLOCK ===
+*/
+
+void state_free(MPIDI_UCX_notify_win_t * nw)
+{
+    MPL_free(nw->issued);
+    MPL_free(nw->gets);
+    MPL_free(nw->ask);
+    MPL_free(nw->owed);
+    MPL_free(nw->defer_skip);
+    MPL_free(nw);
+}
+
+/* The window's UCX state, created with its first message, sent or
+ * received; NULL if out of memory */
+MPIDI_UCX_notify_win_t *MPIDI_UCX_notify_state_of(MPIR_Win * win)
+{
+    MPIDI_UCX_notify_win_t *nw = MPIDI_UCX_WIN(win).notify;
+    int n = win->comm_ptr->local_size;
+
+    if (likely(nw != NULL))
+        return nw;
+    nw = MPL_calloc(1, sizeof(*nw), MPL_MEM_RMA);
+    if (!nw)
+        return NULL;
+    /* one allocation per type: issued, acked, done, want, want_buf, asked,
+     * at_flush; gets; ask; owed, flush_wait, at_once; defer_skip */
+    nw->issued = MPL_calloc(7 * n, sizeof(uint64_t), MPL_MEM_RMA);
+    nw->gets = MPL_calloc(n, sizeof(int), MPL_MEM_RMA);
+    nw->ask = MPL_calloc(n, sizeof(bool), MPL_MEM_RMA);
+    nw->owed = MPL_calloc(3 * n, sizeof(bool), MPL_MEM_RMA);
+    nw->defer_skip = MPL_calloc(n, sizeof(int), MPL_MEM_RMA);
+    if (!nw->issued || !nw->gets || !nw->ask || !nw->owed || !nw->defer_skip) {
+        state_free(nw);
+        return NULL;
+    }
+    nw->win = win;
+    nw->acked = nw->issued + n;
+    nw->done = nw->issued + 2 * n;
+    nw->want = nw->issued + 3 * n;
+    nw->want_buf = nw->issued + 4 * n;
+    nw->asked = nw->issued + 5 * n;
+    nw->at_flush = nw->issued + 6 * n;
+    nw->flush_wait = nw->owed + n;
+    nw->at_once = nw->owed + 2 * n;
+    MPIDI_UCX_WIN(win).notify = nw;
+    return nw;
+}
+
+/* The processes of the node that map the window memory (MPIDIG's
+ * node-shared segment of an allocated window) may publish to this
+ * process's ring, whatever this process's choice of path (theirs may
+ * differ) */
+static bool node_shared(MPIR_Win * win)
+{
+    return win->comm_ptr->node_comm && MPIDIG_WIN(win, shared_table) &&
+        MPIDIG_WIN(win, mmap_addr);
+}
+
+int MPIDI_UCX_notify_win_init(MPIR_Win * win)
+{
+    int mpi_errno = MPI_SUCCESS;
+    int n = win->comm_ptr->local_size, me = win->comm_ptr->rank;
+    bool on = !MPIR_CVAR_NOTIFY_FORCE_GENERIC &&
+        MPIR_CVAR_NOTIFY_UCX_PATH != MPIR_CVAR_NOTIFY_UCX_PATH_generic &&
+        win->create_flavor != MPI_WIN_FLAVOR_DYNAMIC;
+
+    /* the per-target state comes with the window's first message
+     * (state_of): a window that never notifies allocates none */
+    MPIDI_UCX_WIN(win).notify = NULL;
+    MPIDI_UCX_WIN(win).notify_ring = false;
+    if (n > 1 && node_shared(win))
+        MPIDI_Notify_rings_win_init(win, &MPIDI_UCX_WIN(win).notify_ring);
+    bool rings = MPIDI_UCX_WIN(win).notify_ring &&
+        MPIR_CVAR_NOTIFY_UCX_PATH == MPIR_CVAR_NOTIFY_UCX_PATH_auto;
+    for (int r = 0; r < n; r++) {
+        if (r == me)
+            mpi_errno = MPIR_Notify_path_set(win, r, MPIR_NOTIFY_PATH_GENERIC,
+                                             MPIR_NOTIFY_WHY_SELF);
+        else if (on && rings && MPIDI_Notify_ring_reaches(win, r))
+            mpi_errno = MPIR_Notify_path_set(win, r, MPIR_NOTIFY_PATH_RING,
+                                             MPIR_NOTIFY_WHY_SHARED_MEMORY);
+        else if (on)
+            mpi_errno = MPIR_Notify_path_set(win, r, MPIR_NOTIFY_PATH_UCX_AM,
+                                             MPIR_NOTIFY_WHY_UCX_AM);
+        else
+            mpi_errno = MPIR_Notify_path_set(win, r, MPIR_NOTIFY_PATH_GENERIC,
+                                             win->create_flavor == MPI_WIN_FLAVOR_DYNAMIC &&
+                                             !MPIR_CVAR_NOTIFY_FORCE_GENERIC &&
+                                             MPIR_CVAR_NOTIFY_UCX_PATH !=
+                                             MPIR_CVAR_NOTIFY_UCX_PATH_generic ?
+                                             MPIR_NOTIFY_WHY_DYNAMIC : MPIR_NOTIFY_WHY_FORCED);
+        MPIR_ERR_CHECK(mpi_errno);
+    }
+    if (MPIR_CVAR_NOTIFY_VERBOSE && me == 0)
+        fprintf(stderr, "notify: window %x: UCX active messages to %d and shared-memory "
+                "rings to %d of %d processes\n", win->handle,
+                MPIR_Notify_path_count(win, MPIR_NOTIFY_PATH_UCX_AM),
+                MPIR_Notify_path_count(win, MPIR_NOTIFY_PATH_RING), n);
+  fn_exit:
+    return mpi_errno;
+  fn_fail:
+    MPIDI_UCX_notify_win_free(win);
+    goto fn_exit;
+}
+
+/* collective, after the window's epochs closed: only local sends (a get's
+ * answer, an acknowledgement) can still be in flight */
+int MPIDI_UCX_notify_win_free(MPIR_Win * win)
+{
+    int mpi_errno = MPI_SUCCESS;
+    MPIDI_UCX_notify_win_t *nw = MPIDI_UCX_WIN(win).notify;
+
+    if (nw) {
+        int vni = MPIDI_UCX_get_win_vni(win);
+        MPID_THREAD_CS_ENTER(VCI, MPIDI_VCI(vni).lock);
+        if (nw->nowed)  /* none should be left once every epoch is closed */
+            mpi_errno = MPIDI_UCX_notify_send_owed(nw, false);
+        while (nw->inflight && mpi_errno == MPI_SUCCESS)
+            mpi_errno = MPIDI_progress_test_vci(vni);
+        MPID_THREAD_CS_EXIT(VCI, MPIDI_VCI(vni).lock);
+        state_free(nw);
+        MPIDI_UCX_WIN(win).notify = NULL;
+    }
+    int e = MPIDI_Notify_rings_win_free(win, &MPIDI_UCX_WIN(win).notify_ring);
+    return mpi_errno ? mpi_errno : e;
+}
