@@ -62,8 +62,9 @@ if [ "${KEEP_TREE:-0}" != 1 ] || [ ! -d "$TREE" ]; then
     n=0
     while read -r p _; do
         case "$p" in ''|'#'*) continue ;; esac
-        cp "$TOP/patches/$p" "debian/patches/na-$p"
-        echo "na-$p" >>debian/patches/series
+        q=na-${p//\//-}     # hooks/0001-x.patch -> na-hooks-0001-x.patch
+        cp "$TOP/patches/$p" "debian/patches/$q"
+        echo "$q" >>debian/patches/series
         quilt push -q >/dev/null || die "patches/$p does not apply on Debian's tree"
         n=$((n + 1))
     done <"$TOP/patches/series"

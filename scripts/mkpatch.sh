@@ -2,8 +2,10 @@
 # Write patches/NAME from edited copies of MPICH files.
 #   scripts/mkpatch.sh NAME EDIT_DIR FILE...
 # EDIT_DIR holds edited files at their MPICH paths; the originals come from the
-# pristine unpacked tree (_build/mpich-orig, or ORIG=DIR).  Add NAME to
-# patches/series yourself, in the order the patches must apply.
+# pristine unpacked tree (_build/mpich-orig, or ORIG=DIR).  NAME is a path
+# under patches/: hooks/NNNN-what.patch for a hook of Notified Access,
+# fixes/NNNN-what.patch for a fix to MPICH itself.  Add it to patches/series
+# yourself, in its part, in the order the patches must apply.
 set -euo pipefail
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 ORIG=${ORIG:-$TOP/_build/mpich-orig}
