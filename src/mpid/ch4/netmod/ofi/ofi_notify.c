@@ -51,7 +51,9 @@
 
 /* The contiguous pieces of (buf, count, datatype), a few at a time.  By byte
  * offset: MPIR_Typerep_to_iov_offset (and so MPIDI_OFI_nopack_putget) loops
- * for ever in 4.0.2 once a datatype has more pieces than one batch. */
+ * for ever in 4.0.2's dataloop once a datatype has more pieces than one
+ * batch (a fix to MPICH worked around here, not patched: patches/series,
+ * part 2). */
 #define WALK_BATCH 64
 typedef struct {
     const void *buf;
