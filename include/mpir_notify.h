@@ -2,7 +2,7 @@
  * Notified Access: device-independent part (requests, matching, ordering).
  *
  * A notification is produced by MPI_Put_notify / MPI_Get_notify at the origin,
- * carried by a transport (ch4/src/ch4_notify.c lists them), and handed to
+ * carried by one of the device's transports, and handed to
  * MPIR_Notify_arrive() at the target once the access is complete there.  The
  * code in src/mpi/notify/ then restores issue order per origin, matches it to
  * the earliest-started persistent request of the window (or queues it as
@@ -16,9 +16,10 @@
 
 #include <stdint.h>
 #include <stdbool.h>
+#include "mpir_request_callback.h"
 
-/* Notification tags are 24 bits on every transport: the libfabric path packs
- * (window, origin, tag) into 64 bits of remote CQ data. */
+/* Notification tags are 24 bits on every transport, so that the narrowest
+ * carrier (a 64-bit word of window, origin and tag) fits one. */
 #define MPIR_NOTIFY_TAG_BITS 24
 #define MPIR_NOTIFY_TAG_MAX  ((1 << MPIR_NOTIFY_TAG_BITS) - 1)
 
@@ -60,8 +61,8 @@ typedef struct MPIR_Notify_req {
     int matched;
     bool active;                /* started and not yet returned by test/wait */
     bool posted;                /* in the window's matching structures */
-    bool lean;                  /* its notifications may come through rings: wait
-                                 * and test poll them (MPIR_Notify_lean_poll) */
+    bool lean;                  /* its notifications may come on a polled path:
+                                 * wait and test poll it (MPIR_Notify_lean_poll) */
     unsigned polls;             /* lean polls made, for the progress interval */
     uint64_t start_seq;         /* start order: earliest-started wins */
     struct MPIR_Notify_req *next, *prev;        /* posted list (bucket or wildcard) */
@@ -69,13 +70,9 @@ typedef struct MPIR_Notify_req {
     /* notifications counted so far; given back to the queue if the request is
      * freed while active, so that none is lost */
     struct MPIR_Notify_entry *taken_head, *taken_tail;
-    /* MPIX_Request_on_complete (notify_callback.c): called by the progress
-     * engine after each completed activation; due: on its list of requests
-     * whose completion is to be handed over */
-    MPIX_Request_complete_function *on_complete;
-    void *on_complete_arg;
-    bool due;
-    struct MPIR_Notify_req *due_next, *due_prev;
+    /* MPIX_Request_on_complete's function, or NULL: due after each
+     * completed activation (src/mpi/request/request_callback.c) */
+    struct MPIR_Request_callback *on_complete;
 } MPIR_Notify_req_t;
 
 /* request kind helpers used by MPICH's generic request code */
@@ -183,41 +180,34 @@ typedef struct MPIR_Notify_acc {
 /* --- the path table ---
  * How a window's notified accesses reach each target, chosen once by the
  * transports' window hooks at window creation and kept for the window's
- * life, so that two paths never race for one (window, target) pair.
- * Producers switch on it; the verbose report and MPI_T (performance
+ * life.  Producers switch on it; the verbose report and MPI_T (performance
  * variables notify_path and notify_path_reason, bound to a window:
  * src/mpi/notify/notify_path.c) read it.  Targets no hook claims take the
- * generic path. */
+ * generic path.  The device names its own paths and reasons in
+ * mpid_notify_paths.h (MPID_NOTIFY_PATHS, MPID_NOTIFY_REASONS), so that a
+ * transport's words stay in the device.
+ *
+ * X(ID, pvar suffix, MPI_T name, polled, how a notification arrives on it) */
+#include "mpid_notify_paths.h"
+#define MPIR_NOTIFY_PATHS(X)                                                    \
+    X(GENERIC, generic, "generic", false,                                       \
+      "over the generic path (MPICH's active-message RMA)")                     \
+    MPID_NOTIFY_PATHS(X)
+
+#define MPIR_NOTIFY_PATH_ID(id_, var_, name_, polled_, how_) MPIR_NOTIFY_PATH_##id_,
 typedef enum MPIR_Notify_path {
-    MPIR_NOTIFY_PATH_GENERIC,   /* MPICH's active-message RMA (ch4/src/mpidig_notify.h) */
-    MPIR_NOTIFY_PATH_RING,      /* a shared-memory ring cell (ch4/shm/posix/posix_notify.c) */
-    MPIR_NOTIFY_PATH_CQ_DATA,   /* libfabric remote CQ data (ch4/netmod/ofi/ofi_notify.c) */
-    MPIR_NOTIFY_PATH_UCX_AM,    /* a UCX active message (ch4/netmod/ucx/ucx_notify.c) */
-    MPIR_NOTIFY_PATH_EAGER_AM,  /* for some sizes: an MPICH active message (ch4/src/ch4_notify_eager.c) */
-    MPIR_NOTIFY_PATH_REFUSED    /* MPIR_CVAR_NOTIFY_OFI_PATH=native without it: an error */
+    MPIR_NOTIFY_PATHS(MPIR_NOTIFY_PATH_ID)
+    MPIR_NOTIFY_PATH_REFUSED    /* a path that was forced is missing: accesses fail */
 } MPIR_Notify_path_t;
+#undef MPIR_NOTIFY_PATH_ID
+#define MPIR_NOTIFY_PATH_COUNT MPIR_NOTIFY_PATH_REFUSED /* paths that carry */
 
 /* Why a target has its path: X(ID, MPI_T enum name, text) */
 #define MPIR_NOTIFY_REASONS(X) \
     X(NO_FAST_PATH, "no-fast-path", "no transport offers a fast path to this target") \
     X(SELF, "self", "the target is the calling process") \
     X(FORCED, "forced", "generic path forced") \
-    X(SHARED_MEMORY, "shared-memory", "window memory in a node-shared segment") \
-    X(NO_SEGMENT, "no-segment", "the target has no notification ring (not of this MPI_COMM_WORLD)") \
-    X(PROVIDER_ORDER, "provider-order", "remote CQ data, ordered by the provider (FI_ORDER_WAW)") \
-    X(COMPLETION_ORDER, "completion-order", "remote CQ data, ordered by completion") \
-    X(NO_MEMORY, "no-memory", "the target exposes no registered memory") \
-    X(RMA_DISABLED, "rma-disabled", "RMA is disabled in the OFI netmod") \
-    X(DYNAMIC, "dynamic", "dynamic window (memory registered per attach)") \
-    X(UNREGISTERED, "unregistered", "window memory is not registered with the provider") \
-    X(OWN_ENDPOINT, "own-endpoint", "the window has its own endpoint, opened without write ordering") \
-    X(TOO_MANY, "too-many-processes", "more than 2^19 processes") \
-    X(PROV_NO_RMA, "provider-no-rma", "the provider has no FI_RMA") \
-    X(PROV_CQ_DATA, "provider-cq-data-size", "the provider's cq_data_size is below 8 bytes") \
-    X(PROV_RX_CQ_DATA, "provider-rx-cq-data", "remote CQ data would consume posted receive buffers (FI_RX_CQ_DATA)") \
-    X(PROV_SHM, "provider-shm", "the shm provider holds every write to a peer behind an unmatched large send") \
-    X(NO_SLOT, "no-window-slot", "all 256 window slots are in use") \
-    X(UCX_AM, "ucx-active-message", "one UCX active message per access")
+    MPID_NOTIFY_REASONS(X)
 
 #define MPIR_NOTIFY_WHY_ID(id_, name_, text_) MPIR_NOTIFY_WHY_##id_,
 typedef enum MPIR_Notify_why {
@@ -234,9 +224,9 @@ int MPIR_Notify_path_set(struct MPIR_Win *win, int target, MPIR_Notify_path_t pa
 typedef struct MPIR_Notify_win_head {
     uint8_t *path, *why;        /* [target] the path table, or NULL */
     uint32_t *send_seq;         /* [target] the next sequence number to stamp */
-    struct MPIDI_Notify_eager_win *eager;       /* the device's eager-message path, or NULL */
+    void *dev;                  /* the device's own per-window state for its producers, or NULL */
     struct MPIR_Notify_stats {  /* at this process, for MPI_T (notify_stats.c) */
-        unsigned long long arrived[MPIR_NOTIFY_PATH_REFUSED];   /* by the path that carried it */
+        unsigned long long arrived[MPIR_NOTIFY_PATH_COUNT];     /* by the path that carried it */
         unsigned long long counted;     /* counter updates */
         unsigned long long from_queue;  /* taken from the unexpected queue by MPI_Start */
         unsigned long long queued, queued_max;  /* unexpected queue length, its high-water mark */
@@ -255,6 +245,18 @@ MPIR_Notify_why_t MPIR_Notify_path_why(struct MPIR_Win *win, int target);
 const char *MPIR_Notify_why_text(MPIR_Notify_why_t why);
 /* number of targets of the window on path */
 int MPIR_Notify_path_count(struct MPIR_Win *win, MPIR_Notify_path_t path);
+/* the table in words, e.g. "generic to 2 (self 1, forced 1)",
+ * for the device's verbose report */
+void MPIR_Notify_path_describe(struct MPIR_Win *win, char *buf, size_t len);
+/* whether MPID_Notify_poll finds what path carries (MPIR_NOTIFY_PATHS) */
+static inline bool MPIR_Notify_path_polled(MPIR_Notify_path_t path)
+{
+#define MPIR_NOTIFY_PATH_POLLED(id_, var_, name_, polled_, how_) \
+    if (path == MPIR_NOTIFY_PATH_##id_) return polled_;
+    MPIR_NOTIFY_PATHS(MPIR_NOTIFY_PATH_POLLED)
+#undef MPIR_NOTIFY_PATH_POLLED
+    return false;
+}
 /* MPI_T performance variables, registered at MPI initialisation (this
  * registers those of notify_stats.c too) */
 void MPIR_Notify_path_pvars_init(void);
@@ -264,12 +266,12 @@ struct MPIR_Win *MPIR_Notify_pvar_win(void *obj_handle);
 /* MPIR_CVAR_NOTIFY_STATS: the window's statistics to stderr (at its free) */
 void MPIR_Notify_stats_report(struct MPIR_Win *win);
 
-/* --- called from bindings / ch4 --- */
+/* --- called from bindings / the device --- */
 int MPIR_Notify_init_impl(struct MPIR_Win *win, int src, int tag, int expected_count,
                           struct MPIR_Request *req);
 int MPIR_Notify_start(struct MPIR_Request *req);
 int MPIR_Notify_cancel(struct MPIR_Request *req);
-/* MPI_Test on req (MPIR_Test_state): poll its window's rings instead of a
+/* MPI_Test on req (MPIR_Test_state): poll its window's polled paths instead of a
  * full round of progress, except when one is due (MPIR_Notify_progress_due);
  * *polled: this did either, and the caller need not */
 int MPIR_Notify_lean_poll(struct MPIR_Request *req, bool * polled);
@@ -279,7 +281,7 @@ int MPIR_Notify_lean_poll(struct MPIR_Request *req, bool * polled);
 int MPIR_Notify_wait(struct MPIR_Request *req, void *state);
 /* whether a poller of win's notifications (*polls: its count of polls;
  * NULL: the window's counter readers') is due a full round of progress:
- * always on a window without rings, else paced by time (notify_request.c) */
+ * always on a window without polled paths, else paced by time (notify_request.c) */
 bool MPIR_Notify_progress_due(struct MPIR_Win *win, unsigned *polls);
 /* the round progress_due asked for (state: an MPID_Progress_state *, or
  * NULL), timed to pace the next */
@@ -299,34 +301,10 @@ int MPIR_Notify_probe_impl(struct MPIR_Win *win, int source, int tag, MPI_Status
 /* a completed request for a request-based notified call to MPI_PROC_NULL */
 int MPIR_Notify_null_request(MPI_Request * request);
 
-/* --- completion functions (MPIX_Request_on_complete; notify_callback.c) --- */
-int MPIR_Notify_on_complete_impl(struct MPIR_Request *req, MPIX_Request_complete_function * fn,
-                                 void *arg);
-/* count_toward: r's activation completed; its function runs at the next
- * round of progress */
-void MPIR_Notify_callback_due(MPIR_Notify_req_t * r);
-/* the request is freed: its function must not run */
-void MPIR_Notify_callback_forget(MPIR_Notify_req_t * r);
-/* MPIX_Win_notify_on_update: one-shot functions watching a counter */
-typedef struct MPIR_Notify_watch {
-    struct MPIR_Win *win;
-    int idx;
-    MPI_Count threshold;
-    MPI_Count value;            /* the counter when it reached threshold: fn's argument */
-    MPIX_Win_notify_function *fn;
-    void *arg;
-    struct MPIR_Notify_watch *next, *prev;      /* the window's list, then the due list */
-} MPIR_Notify_watch_t;
+/* --- counters (MPIX_Win_create_notify ...; src/mpi/notify/notify_counter.c) --- */
+/* MPIX_Win_notify_on_update: a one-shot function watching a counter */
 int MPIR_Win_notify_on_update_impl(struct MPIR_Win *win, int idx, MPI_Count threshold,
                                    MPIX_Win_notify_function * fn, void *arg);
-/* notify_queue.c: counter idx of the window went up to value */
-void MPIR_Notify_watches_check(MPIR_Notify_watch_t ** watches, int idx, MPI_Count value);
-/* the window's counters are detached or the window freed: drop its watches */
-void MPIR_Notify_watches_drop(struct MPIR_Win *win, MPIR_Notify_watch_t ** watches);
-/* the window's list of watches (created with the notify state) */
-int MPIR_Notify_watches_of(struct MPIR_Win *win, MPIR_Notify_watch_t *** watches);
-
-/* --- counters (MPIX_Win_create_notify ...; src/mpi/notify/notify_counter.c) --- */
 /* MPI_SUCCESS if index names an attached counter of the window, else
  * MPIX_ERR_INVALID_NOTIFICATION */
 int MPIR_Notify_counter_check(struct MPIR_Win *win, int index);

@@ -10,7 +10,7 @@
  *     under that lock (as MPICH's progress marks completion);
  *   - MPI_Test of the layer's probe receive (MPI_Irecv on its duplicate of
  *     MPI_COMM_SELF, which nothing matches: flag stays 0) = one round of
- *     progress, modelled on run_due of src/mpi/notify/notify_callback.c:
+ *     progress, modelled on progress_hook of src/mpi/request/request_callback.c:
  *     under the lock, each handed-over nonpersistent request that has
  *     completed is taken off its list, freed as by MPI_Test, and given a
  *     status naming it (source, tag, activation); then for each: the lock
@@ -249,7 +249,7 @@ static void list_del(struct mock_request **head, struct mock_request *r)
         r->next->prev = r->prev;
 }
 
-/* MPIR_Notify_callback_due: a persistent request with a function whose
+/* MPIR_Request_callback_due: a persistent request with a function whose
  * activation has completed */
 static void make_due(struct mock_request *r)
 {
@@ -360,7 +360,7 @@ static void set_status(MPI_Status * st, struct mock_request *r)
     st->count = r->activation;
 }
 
-/* CALL_USER of notify_callback.c: the function runs outside the global
+/* MPIR_CALL_USER of request_callback.c: the function runs outside the global
  * lock; another thread may run a round meanwhile */
 static void call_user(MPIX_Request_complete_function * fn, MPI_Status * st, void *arg)
 {
@@ -369,7 +369,7 @@ static void call_user(MPIX_Request_complete_function * fn, MPI_Status * st, void
     LOCK();
 }
 
-/* a round of progress (run_due of notify_callback.c), under g_lock: the
+/* a round of progress (progress_hook of request_callback.c), under g_lock: the
  * items are taken off their lists under the lock, the functions called
  * outside it; r is not touched after its call (its wait may be fulfilled
  * and the request freed by the worker) */

@@ -4,7 +4,7 @@
  *
  * A counter notification is an ordinary notification whose tag is
  * MPIR_NOTIFY_COUNTER | index: every transport carries it in one message
- * exactly as a tagged one (ring cell, remote CQ data word, generic header),
+ * exactly as a tagged one (in the same cell, word or header),
  * ordered by notify_order.c and delivered by notify_queue.c, where it adds
  * one to the window's counter instead of being matched.
  */
@@ -22,7 +22,7 @@ int MPIR_Notify_counters_attach(MPIR_Win * win, int n)
     MPIR_ERR_CHKANDJUMP1(!c, mpi_errno, MPI_ERR_NO_MEM, "**nomem", "**nomem %s",
                          "notification counters");
     /* watches belong to the counters they watched */
-    MPIR_Notify_watches_drop(win, &nw->watches);
+    MPIR_Notify_watches_drop(nw);
     MPL_free(nw->counters);
     nw->counters = c;
     nw->ncounters = n;
@@ -30,20 +30,11 @@ int MPIR_Notify_counters_attach(MPIR_Win * win, int n)
     return mpi_errno;
 }
 
-int MPIR_Notify_watches_of(MPIR_Win * win, MPIR_Notify_watch_t *** watches)
-{
-    struct MPIR_Notify_win *nw;
-    int mpi_errno = MPIR_Notify_get_state(win, &nw);
-    if (mpi_errno == MPI_SUCCESS)
-        *watches = &nw->watches;
-    return mpi_errno;
-}
-
 void MPIR_Notify_counters_detach(MPIR_Win * win)
 {
     struct MPIR_Notify_win *nw = win->notify;
     if (nw) {
-        MPIR_Notify_watches_drop(win, &nw->watches);
+        MPIR_Notify_watches_drop(nw);
         MPL_free(nw->counters);
         nw->counters = NULL;
         nw->ncounters = 0;
@@ -102,12 +93,12 @@ int MPIR_Win_get_notify_impl(MPIR_Win * win, int notification_idx, MPI_Count * v
 {
     int mpi_errno = MPIR_Notify_counter_check(win, notification_idx);
     MPIR_ERR_CHECK(mpi_errno);
-    /* What the window's transports completed here (rings: a few loads);
-     * if that brought nothing for this counter, a round of progress
-     * (completion queues, active messages, everything else pending), on
-     * a window with rings only when one is due (MPIR_Notify_progress_due),
-     * so that a polling loop spends its time on the rings and still drives
-     * everything else. */
+    /* What a poll of the device finds for the window (a few loads on a
+     * polled path); if that brought nothing for this counter, a round of
+     * progress (everything else pending), on a window with polled paths
+     * only when one is due (MPIR_Notify_progress_due), so that a polling
+     * loop spends its time on the cheap poll and still drives everything
+     * else. */
     MPI_Count *c = MPIR_Notify_counter(win, notification_idx), before = *c;
     mpi_errno = MPID_Notify_poll(win);
     MPIR_ERR_CHECK(mpi_errno);
@@ -125,5 +116,86 @@ int MPIR_Win_set_notify_impl(MPIR_Win * win, int notification_idx, MPI_Count val
     int mpi_errno = MPIR_Notify_counter_check(win, notification_idx);
     if (mpi_errno == MPI_SUCCESS)
         *MPIR_Notify_counter(win, notification_idx) = value;
+    return mpi_errno;
+}
+
+/* ---------------------------------------------------- counter watches */
+
+/* MPIX_Win_notify_on_update: a one-shot function, on the window's list
+ * from its registration until it has run.  Once deliver() in
+ * notify_queue.c raises the counter to the threshold (or at once, if it is
+ * there already) it is a deferred call (request_callback.c): it runs at the
+ * next round of progress, outside the matching code and the lock. */
+typedef struct MPIR_Notify_watch {
+    MPIR_Deferred_call_t call;  /* first: the watch is the call */
+    MPIR_Win *win;
+    int idx;
+    MPI_Count threshold;
+    MPI_Count value;            /* the counter when it reached threshold: fn's argument */
+    MPIX_Win_notify_function *fn;
+    void *arg;
+    struct MPIR_Notify_watch *next, *prev;      /* the window's list */
+} watch_t;
+
+static void run_watch(MPIR_Deferred_call_t * call)
+{
+    watch_t *w = (watch_t *) call;
+    MPI_Win handle = w->win->handle;
+    DL_DELETE(w->win->notify->watches, w);
+    MPIR_CALL_USER(w->fn(handle, w->idx, w->value, w->arg));
+    MPL_free(w);
+}
+
+static void watch_due(watch_t * w, MPI_Count value)
+{
+    w->value = value;
+    MPIR_Deferred_call_add(&w->call);
+}
+
+void MPIR_Notify_watches_check(struct MPIR_Notify_win *nw, int idx, MPI_Count value)
+{
+    watch_t *w;
+    DL_FOREACH(nw->watches, w) {
+        if (w->idx == idx && value >= w->threshold && !w->call.queued)
+            watch_due(w, value);
+    }
+}
+
+void MPIR_Notify_watches_drop(struct MPIR_Notify_win *nw)
+{
+    watch_t *w, *tmp;
+    DL_FOREACH_SAFE(nw->watches, w, tmp) {
+        DL_DELETE(nw->watches, w);
+        MPIR_Deferred_call_cancel(&w->call);
+        MPL_free(w);
+    }
+}
+
+int MPIR_Win_notify_on_update_impl(MPIR_Win * win, int idx, MPI_Count threshold,
+                                   MPIX_Win_notify_function * fn, void *arg)
+{
+    struct MPIR_Notify_win *nw;
+    int mpi_errno = MPIR_Notify_counter_check(win, idx);
+    MPIR_ERR_CHECK(mpi_errno);
+    MPIR_ERR_CHKANDJUMP1(!fn, mpi_errno, MPI_ERR_ARG, "**nullptr", "**nullptr %s", "fn");
+    mpi_errno = MPIR_Deferred_call_init();
+    MPIR_ERR_CHECK(mpi_errno);
+    mpi_errno = MPIR_Notify_get_state(win, &nw);
+    MPIR_ERR_CHECK(mpi_errno);
+
+    watch_t *w = MPL_calloc(1, sizeof(*w), MPL_MEM_RMA);
+    MPIR_ERR_CHKANDJUMP1(!w, mpi_errno, MPI_ERR_NO_MEM, "**nomem", "**nomem %s",
+                         "counter watch");
+    w->call.run = run_watch;
+    w->win = win;
+    w->idx = idx;
+    w->threshold = threshold;
+    w->fn = fn;
+    w->arg = arg;
+    DL_APPEND(nw->watches, w);
+    MPI_Count now = *MPIR_Notify_counter(win, idx);
+    if (now >= threshold)
+        watch_due(w, now);      /* reached already: at the next round of progress */
+  fn_fail:
     return mpi_errno;
 }

@@ -13,7 +13,10 @@
  *                     ahead of their turn, MPIR_Notify_arrive
  *   notify_request.c  MPI_Notify_init requests: start, wait, test, cancel,
  *                     free, status
- *   notify_counter.c  the counter dialect's counters
+ *   notify_counter.c  the counter dialect's counters and their watches
+ *   notify_path.c, notify_stats.c  MPI_T's view of the path table and of
+ *                     what arrived
+ *   notify_probe.c    MPIX_Notify_iprobe, MPIX_Notify_probe
  *
  * Locking: everything runs under the lock held by MPI calls and by the
  * progress engine on the window's VCI (the global critical section in the
@@ -78,7 +81,7 @@ struct MPIR_Notify_win {
     size_t nfree, nlive;        /* entries on the free list / in use */
     int nreqs;                  /* notify requests bound to the window */
     int nranks;
-    bool has_rings;             /* some target's path is RING */
+    bool has_polled;            /* some target's path is polled (MPIR_Notify_path_polled) */
     uint32_t *recv_seq;         /* [origin] next sequence number to deliver (after
                                  * head.send_seq, in the same allocation) */
     MPI_Count *counters;        /* [index] MPIX_Win_create_notify's counters */
@@ -86,12 +89,17 @@ struct MPIR_Notify_win {
     unsigned counter_polls;     /* MPIX_Win_get_notify's, for MPIR_Notify_progress_due */
     double next_round;          /* MPL_wtime seconds: a waiter's next full round is due
                                  * (MPIR_Notify_progress_round) */
-    MPIR_Notify_watch_t *watches;       /* MPIX_Win_notify_on_update (notify_callback.c) */
+    struct MPIR_Notify_watch *watches;  /* MPIX_Win_notify_on_update (notify_counter.c) */
     unsigned long counters_lost;        /* arrived for no attached counter */
 };
 
 /* notify_win.c */
 int MPIR_Notify_state_create(MPIR_Win * win, struct MPIR_Notify_win **out);
+
+/* notify_counter.c: counter idx went up to value (deliver) */
+void MPIR_Notify_watches_check(struct MPIR_Notify_win *nw, int idx, MPI_Count value);
+/* the counters are detached or the window freed: its watches go */
+void MPIR_Notify_watches_drop(struct MPIR_Notify_win *nw);
 
 /* notify_queue.c */
 MPIR_Notify_bucket_t *MPIR_Notify_bucket_lookup(struct MPIR_Notify_win *nw, uint64_t key);
@@ -158,7 +166,7 @@ NOTIFY_INLINE int MPIR_Notify_finish(struct MPIR_Notify_win *nw, MPIR_Notify_req
     if (r->posted)
         MPIR_Notify_unpost(nw, r);
     if (r->on_complete)
-        MPIR_Notify_callback_due(r);
+        MPIR_Request_callback_due(r->on_complete);
     /* drops the reference taken at start and bumps the VCI's progress
      * count, so a blocked MPI_Wait notices */
     return MPID_Request_complete(r->req);

@@ -119,8 +119,8 @@ int MPIR_Notify_done(MPIR_Win * win, int src, const MPIR_Notify_hdr_t * notify, 
                               notify->bytes >= 0 ? notify->bytes : bytes, notify->seq);
 }
 
-/* For transports that keep each origin's order themselves (libfabric with
- * ordered writes): the arrival is always the next one expected. */
+/* For transports that keep each origin's order themselves (ordered
+ * writes): the arrival is always the next one expected. */
 int MPIR_Notify_arrive_in_order(MPIR_Win * win, MPIR_Notify_path_t via, int src, int tag,
                                 MPI_Aint bytes)
 {

@@ -6,9 +6,10 @@
  * the window's state (notify_win.c); see include/mpir_notify.h.  Here:
  * the reasons' names and texts, and two MPI_T performance variables bound
  * to a window, one value per process of the window's group:
- *   notify_path         enum notify_path: generic, ring, cq-data, ucx-am, eager-am
- *                       (never a table entry: cq-data's choice for some sizes), refused
+ *   notify_path         enum notify_path: the names of MPIR_NOTIFY_PATHS, then
+ *                       refused
  *   notify_path_reason  enum notify_path_reason: see MPIR_NOTIFY_REASONS
+ * and the verbose report's summary of a window's table.
  * Class MPI_T_PVAR_CLASS_STATE, continuous, read-only; the handle is
  * allocated with a pointer to the MPI_Win (MPI_T_pvar_handle_alloc).
  */
@@ -20,12 +21,9 @@
 static const char *const why_name[] = { MPIR_NOTIFY_REASONS(WHY_NAME) };
 static const char *const why_text[] = { MPIR_NOTIFY_REASONS(WHY_TEXT) };
 
+#define PATH_NAME(id_, var_, name_, polled_, how_) [MPIR_NOTIFY_PATH_##id_] = name_,
 static const char *const path_name[] = {
-    [MPIR_NOTIFY_PATH_GENERIC] = "generic",
-    [MPIR_NOTIFY_PATH_RING] = "ring",
-    [MPIR_NOTIFY_PATH_CQ_DATA] = "cq-data",
-    [MPIR_NOTIFY_PATH_UCX_AM] = "ucx-am",
-    [MPIR_NOTIFY_PATH_EAGER_AM] = "eager-am",
+    MPIR_NOTIFY_PATHS(PATH_NAME)
     [MPIR_NOTIFY_PATH_REFUSED] = "refused",
 };
 
@@ -42,17 +40,38 @@ int MPIR_Notify_path_count(MPIR_Win * win, MPIR_Notify_path_t path)
     return n;
 }
 
-/* ---------------------------------------------------------------- MPI_T */
-
-/* the window a handle was allocated for; NULL for anything but a window */
-MPIR_Win *MPIR_Notify_pvar_win(void *obj_handle)
+/* "generic to 2 (self 1, forced 1)" and so on for each path: the paths
+ * of the window's targets, with why (the verbose report's summary) */
+void MPIR_Notify_path_describe(MPIR_Win * win, char *buf, size_t len)
 {
-    MPIR_Win *win = NULL;
-    if (obj_handle && HANDLE_GET_MPI_KIND(*(MPI_Win *) obj_handle) == MPIR_WIN &&
-        HANDLE_GET_KIND(*(MPI_Win *) obj_handle) != HANDLE_KIND_INVALID)
-        MPIR_Win_get_ptr(*(MPI_Win *) obj_handle, win);
-    return win;
+    int n = win->comm_ptr->local_size, why_n[MPIR_NOTIFY_WHY_COUNT];
+    size_t at = 0;
+    buf[0] = '\0';
+    for (int p = 0; p <= MPIR_NOTIFY_PATH_REFUSED; p++) {
+        int count = 0, kinds = 0;
+        memset(why_n, 0, sizeof(why_n));
+        for (int r = 0; r < n; r++) {
+            if (MPIR_Notify_path(win, r) != (MPIR_Notify_path_t) p)
+                continue;
+            MPIR_Notify_why_t w = MPIR_Notify_path_why(win, r);
+            kinds += why_n[w]++ == 0;
+            count++;
+        }
+        if (!count)
+            continue;
+        at += snprintf(buf + at, at < len ? len - at : 0, "%s%s to %d (", at ? ", " : "",
+                       path_name[p], count);
+        for (int w = 0, k = 0; w < MPIR_NOTIFY_WHY_COUNT; w++) {
+            if (!why_n[w])
+                continue;
+            at += snprintf(buf + at, at < len ? len - at : 0, kinds > 1 ? "%s%s %d" : "%s%s",
+                           k++ ? ", " : "", why_name[w], why_n[w]);
+        }
+        at += snprintf(buf + at, at < len ? len - at : 0, ")");
+    }
 }
+
+/* ---------------------------------------------------------------- MPI_T */
 
 static void pvar_count(void *addr, void *obj_handle, int *count)
 {
@@ -88,7 +107,7 @@ void MPIR_Notify_path_pvars_init(void)
                               MPIR_T_PVAR_FLAG_READONLY | MPIR_T_PVAR_FLAG_CONTINUOUS,
                               pvar_value, pvar_count, "NOTIFY",
                               "Path of the window's notified accesses to each process of its "
-                              "group (generic, ring, cq-data, ucx-am, refused); fixed at window creation");
+                              "group; fixed at window creation");
     MPIR_T_PVAR_REGISTER_impl(MPI_T_PVAR_CLASS_STATE, MPI_INT, "notify_path_reason",
                               &reason_var, 0, reasons, MPI_T_VERBOSITY_USER_BASIC,
                               MPI_T_BIND_MPI_WIN,

@@ -27,7 +27,7 @@ int MPIR_Notify_iprobe_impl(MPIR_Win * win, int source, int tag, int *flag, MPI_
 {
     int mpi_errno = check_args(win, source, tag);
     MPIR_ERR_CHECK(mpi_errno);
-    /* what the rings hold, then, if that matched nothing, a round of
+    /* what a poll of the device finds, then, if that matched nothing, a round of
      * progress (as MPI_Iprobe does), so that polling with this call alone
      * sees every arrival */
     mpi_errno = MPID_Notify_poll(win);
@@ -48,7 +48,7 @@ int MPIR_Notify_probe_impl(MPIR_Win * win, int source, int tag, MPI_Status * sta
     MPIR_ERR_CHECK(mpi_errno);
     mpi_errno = MPID_Notify_poll(win);
     MPIR_ERR_CHECK(mpi_errno);
-    /* progress (which drains the rings too) until it is queued, as
+    /* progress (which polls the device too) until it is queued, as
      * MPID_Probe does.  Not MPID_Progress_wait: that returns only once a
      * request completes, and a queued notification completes none. */
     while (!MPIR_Notify_peek(win, source, tag, status)) {

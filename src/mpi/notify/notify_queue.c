@@ -312,7 +312,7 @@ int MPIR_Notify_deliver(struct MPIR_Notify_win *nw, int src, int tag, MPI_Aint b
         if (idx < nw->ncounters) {
             nw->counters[idx]++;
             if (nw->watches)
-                MPIR_Notify_watches_check(&nw->watches, idx, nw->counters[idx]);
+                MPIR_Notify_watches_check(nw, idx, nw->counters[idx]);
         }
         else    /* counters detached while it was on the way */
             nw->counters_lost++;

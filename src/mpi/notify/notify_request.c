@@ -19,10 +19,11 @@ cvars:
       verbosity   : MPI_T_VERBOSITY_USER_BASIC
       scope       : MPI_T_SCOPE_LOCAL
       description : >-
-        A process waiting for notifications that shared-memory rings carry
-        (MPI_Wait or MPI_Test on a notification request whose source is
-        reached through them, MPIX_Win_get_notify on a window with rings)
-        polls the window's rings, and on every N-th poll reads the clock:
+        A process waiting for notifications that a polled path carries
+        (shared memory on ch4: MPI_Wait or MPI_Test on a notification
+        request whose source is reached through it, MPIX_Win_get_notify on
+        a window with such paths) polls the device for the window's
+        notifications, and on every N-th poll reads the clock:
         it runs a full round of MPI progress, so that other requests and
         MPI's progress rule are still served, once 15 times the duration
         of the window's last round has passed since that round (at most
@@ -49,8 +50,8 @@ int MPIR_Notify_init_impl(MPIR_Win * win, int src, int tag, int expected_count, 
     r->tag = tag;
     r->expected = expected_count;
     /* the path table is fixed at window creation, so this is too */
-    r->lean = src == MPI_ANY_SOURCE ? nw->has_rings :
-        src != MPI_PROC_NULL && MPIR_Notify_path_of(nw, src) == MPIR_NOTIFY_PATH_RING;
+    r->lean = src == MPI_ANY_SOURCE ? nw->has_polled :
+        src != MPI_PROC_NULL && MPIR_Notify_path_polled(MPIR_Notify_path_of(nw, src));
     if (src != MPI_ANY_SOURCE && tag != MPI_ANY_TAG && src != MPI_PROC_NULL) {
         r->bucket = MPIR_Notify_bucket_ref(nw, src, tag);
         if (!r->bucket) {
@@ -93,7 +94,7 @@ int MPIR_Notify_start(MPIR_Request * req)
         MPIR_Status_set_procnull(&req->status);
         MPIR_cc_set(&req->cc, 0);
         if (r->on_complete)
-            MPIR_Notify_callback_due(r);
+            MPIR_Request_callback_due(r->on_complete);
         goto fn_exit;
     }
 
@@ -121,7 +122,7 @@ int MPIR_Notify_start(MPIR_Request * req)
     if (r->matched < r->expected) {
         MPIR_Notify_post(nw, r);
         /* then take in what the window's transports have completed so far
-         * (e.g. ring cells), so a start sees every access complete at this
+         * (what a poll finds), so a start sees every access complete at this
          * point; arriving after the queue was read and r posted, they go to
          * the earliest-started matching request without being queued */
         mpi_errno = MPID_Notify_poll(r->win);
@@ -133,9 +134,9 @@ int MPIR_Notify_start(MPIR_Request * req)
     goto fn_exit;
 }
 
-/* A waiter on ring-carried notifications polls the rings, and runs a full
- * round of progress (every shm and netmod queue; on the libfabric tcp
- * provider an epoll_wait) only when one is due: every
+/* A waiter on notifications that a polled path carries polls the device,
+ * and runs a full round of progress (every queue of every transport; a
+ * system call on some) only when one is due: every
  * MPIR_CVAR_NOTIFY_PROGRESS_INTERVAL-th poll it reads the clock, and a round
  * is due once PACE times the window's last round has passed since that
  * round ended.  A count of polls alone made waiters spend half their time
@@ -155,7 +156,7 @@ static double now_s(void)
 
 static bool paced(struct MPIR_Notify_win *nw)
 {
-    return nw && nw->has_rings && MPIR_CVAR_NOTIFY_PROGRESS_INTERVAL > 1;
+    return nw && nw->has_polled && MPIR_CVAR_NOTIFY_PROGRESS_INTERVAL > 1;
 }
 
 bool MPIR_Notify_progress_due(MPIR_Win * win, unsigned *polls)
@@ -203,7 +204,7 @@ int MPIR_Notify_wait(MPIR_Request * req, void *state)
             mpi_errno = MPID_Notify_poll(r->win);
         } else {
             /* one round, not MPID_Progress_wait's rounds until something
-             * completes: the rings are polled between them */
+             * completes: the device is polled between them */
             mpi_errno = MPIR_Notify_progress_round(r->win, state);
 #if MPICH_THREAD_GRANULARITY == MPICH_THREAD_GRANULARITY__GLOBAL
             MPID_THREAD_CS_YIELD(GLOBAL, MPIR_THREAD_GLOBAL_ALLFUNC_MUTEX);
@@ -234,7 +235,7 @@ int MPIR_Notify_cancel(MPIR_Request * req)
         /* a cancelled activation is a completed one: its function runs,
          * and the status says it was cancelled */
         if (r->on_complete)
-            MPIR_Notify_callback_due(r);
+            MPIR_Request_callback_due(r->on_complete);
     }
   fn_fail:
     return mpi_errno;
@@ -245,7 +246,7 @@ void MPIR_Notify_request_free(MPIR_Request * req)
     MPIR_Notify_req_t *r = req->u.notify;
     struct MPIR_Notify_win *nw = r->win->notify;
 
-    MPIR_Notify_callback_forget(r);
+    MPIR_Request_callback_free(&r->on_complete);
 
     if (r->posted) {
         /* give counted notifications back, in arrival order, to whichever

@@ -5,11 +5,10 @@
  * (MPI_T_BIND_MPI_WIN; allocate the handle with a pointer to the MPI_Win),
  * all MPI_UNSIGNED_LONG_LONG, read-only, continuous:
  *
- *   notify_arrived_generic   COUNTER  notifications (tagged and counter)
- *   notify_arrived_ring      COUNTER    that arrived here, by the path that
- *   notify_arrived_cq_data   COUNTER    carried them
- *   notify_arrived_ucx_am    COUNTER
- *   notify_arrived_eager_am  COUNTER
+ *   notify_arrived_<path>    COUNTER  notifications (tagged and counter)
+ *                                     that arrived here, by the path that
+ *                                     carried them (MPIR_NOTIFY_PATHS: generic,
+ *                                     and the device's)
  *   notify_counted           COUNTER  counter updates (MPIX_Put_notify ...)
  *   notify_from_queue        COUNTER  taken from the unexpected queue by MPI_Start
  *   notify_queued            LEVEL    notifications in the unexpected queue now
@@ -52,22 +51,11 @@ typedef struct {
 
 /* not const: MPI_T keeps a plain pointer to each entry (read only here) */
 static stats_var_t vars[] = {
-    {"notify_arrived_generic", MPI_T_PVAR_CLASS_COUNTER,
-     offsetof(struct MPIR_Notify_stats, arrived[MPIR_NOTIFY_PATH_GENERIC]),
-     "Notifications of the window that arrived at this process over the generic path"},
-    {"notify_arrived_ring", MPI_T_PVAR_CLASS_COUNTER,
-     offsetof(struct MPIR_Notify_stats, arrived[MPIR_NOTIFY_PATH_RING]),
-     "Notifications of the window that arrived at this process in shared-memory ring cells"},
-    {"notify_arrived_cq_data", MPI_T_PVAR_CLASS_COUNTER,
-     offsetof(struct MPIR_Notify_stats, arrived[MPIR_NOTIFY_PATH_CQ_DATA]),
-     "Notifications of the window that arrived at this process as libfabric remote CQ data"},
-    {"notify_arrived_ucx_am", MPI_T_PVAR_CLASS_COUNTER,
-     offsetof(struct MPIR_Notify_stats, arrived[MPIR_NOTIFY_PATH_UCX_AM]),
-     "Notifications of the window that arrived at this process in UCX active messages"},
-    {"notify_arrived_eager_am", MPI_T_PVAR_CLASS_COUNTER,
-     offsetof(struct MPIR_Notify_stats, arrived[MPIR_NOTIFY_PATH_EAGER_AM]),
-     "Notifications of the window that arrived at this process in MPICH active messages "
-     "with their data (the libfabric path's choice for some sizes)"},
+#define ARRIVED_VAR(id_, var_, name_, polled_, how_)                     \
+    {"notify_arrived_" #var_, MPI_T_PVAR_CLASS_COUNTER,                       \
+     offsetof(struct MPIR_Notify_stats, arrived[MPIR_NOTIFY_PATH_##id_]),     \
+     "Notifications of the window that arrived at this process " how_},
+    MPIR_NOTIFY_PATHS(ARRIVED_VAR)
     {"notify_counted", MPI_T_PVAR_CLASS_COUNTER,
      offsetof(struct MPIR_Notify_stats, counted),
      "Counter updates (MPIX_Put_notify, MPIX_Get_notify) applied at this process"},
@@ -114,9 +102,14 @@ void MPIR_Notify_stats_pvars_init(void)
 void MPIR_Notify_stats_report(MPIR_Win * win)
 {
     const struct MPIR_Notify_stats *st = stats_of(win);
-    fprintf(stderr, "notify stats: rank %d window 0x%x: arrived generic %llu ring %llu "
-            "cq-data %llu ucx-am %llu eager-am %llu, counted %llu, from queue %llu, queued %llu (max %llu)\n",
-            win->comm_ptr->rank, win->handle, st->arrived[MPIR_NOTIFY_PATH_GENERIC],
-            st->arrived[MPIR_NOTIFY_PATH_RING], st->arrived[MPIR_NOTIFY_PATH_CQ_DATA],
-            st->arrived[MPIR_NOTIFY_PATH_UCX_AM], st->arrived[MPIR_NOTIFY_PATH_EAGER_AM], st->counted, st->from_queue, st->queued, st->queued_max);
+    char arrived[256];
+    size_t at = 0;
+#define ARRIVED_TEXT(id_, var_, name_, polled_, how_)                         \
+    at += snprintf(arrived + at, at < sizeof(arrived) ? sizeof(arrived) - at : 0, \
+                   "%s" name_ " %llu", at ? " " : "", st->arrived[MPIR_NOTIFY_PATH_##id_]);
+    MPIR_NOTIFY_PATHS(ARRIVED_TEXT)
+#undef ARRIVED_TEXT
+    fprintf(stderr, "notify stats: rank %d window 0x%x: arrived %s, counted %llu, from queue %llu, "
+            "queued %llu (max %llu)\n", win->comm_ptr->rank, win->handle, arrived, st->counted,
+            st->from_queue, st->queued, st->queued_max);
 }

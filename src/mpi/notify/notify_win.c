@@ -49,9 +49,20 @@ int MPIR_Notify_path_set(MPIR_Win * win, int target, MPIR_Notify_path_t path,
     }
     nw->head.path[target] = path;
     nw->head.why[target] = why;
-    nw->has_rings |= path == MPIR_NOTIFY_PATH_RING;
+    nw->has_polled |= MPIR_Notify_path_polled(path);
   fn_fail:
     return mpi_errno;
+}
+
+/* the window an MPI_T handle was allocated for (notify_path.c,
+ * notify_stats.c); NULL for anything but a window */
+MPIR_Win *MPIR_Notify_pvar_win(void *obj_handle)
+{
+    MPIR_Win *win = NULL;
+    if (obj_handle && HANDLE_GET_MPI_KIND(*(MPI_Win *) obj_handle) == MPIR_WIN &&
+        HANDLE_GET_KIND(*(MPI_Win *) obj_handle) != HANDLE_KIND_INVALID)
+        MPIR_Win_get_ptr(*(MPI_Win *) obj_handle, win);
+    return win;
 }
 
 MPIR_Notify_why_t MPIR_Notify_path_why(MPIR_Win * win, int target)
@@ -99,7 +110,7 @@ void MPIR_Notify_win_destroy(MPIR_Win * win)
     MPIR_Assert(nw->nreqs == 0);
     if (MPIR_CVAR_NOTIFY_STATS)
         MPIR_Notify_stats_report(win);
-    MPIR_Notify_watches_drop(win, &nw->watches);
+    MPIR_Notify_watches_drop(nw);
     /* notifications nobody asked for die with the window */
     for (MPIR_Notify_entry_t * e = nw->unx, *next; e; e = next) {
         next = e->idx[IDX_ALL].next;

@@ -27,6 +27,7 @@
 #include "mpidimpl.h"
 #include "ch4_notify_ring.h"
 #include "mpidig_notify.h"
+#include "ch4_notify.h"
 
 /*
 === BEGIN_MPI_T_CVAR_INFO_BLOCK ===
@@ -57,7 +58,8 @@ cvars:
       scope       : MPI_T_SCOPE_LOCAL
       description : >-
         Print, per window, which transport paths carry its notified
-        accesses (to standard error, once per node or process).
+        accesses, and why (to standard error, by the first process of the
+        window's group).
 
 === END_MPI_T_CVAR_INFO_BLOCK ===
 */
@@ -324,6 +326,17 @@ int MPID_Accumulate_notify(const MPIR_Notify_acc_t * acc, MPIR_Win * win, int ta
 
 /* Deliver what the window's transports have already completed at this
  * process without a full progress call (the shared-memory rings). */
+void MPIDI_Notify_win_report(MPIR_Win * win)
+{
+    char paths[256], nm[320] = "";
+    if (!MPIR_CVAR_NOTIFY_VERBOSE || win->comm_ptr->rank != 0)
+        return;
+    MPIR_Notify_path_describe(win, paths, sizeof(paths));
+    MPIDI_NM_notify_win_describe(win, nm, sizeof(nm));
+    fprintf(stderr, "notify: window %x: %d targets: %s%s%s\n", win->handle,
+            win->comm_ptr->local_size, paths, nm[0] ? "; " : "", nm);
+}
+
 int MPID_Notify_poll(MPIR_Win * win)
 {
     int mpi_errno = MPIDI_NM_notify_poll(win);

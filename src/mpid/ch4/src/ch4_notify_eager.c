@@ -77,8 +77,8 @@ static void state_free(MPIDI_Notify_eager_win_t * e)
 static MPIDI_Notify_eager_win_t *state_of(MPIR_Win * win)
 {
     MPIR_Notify_win_head_t *h = head_of(win);
-    if (likely(h->eager))
-        return h->eager;
+    if (likely(h->dev))
+        return h->dev;
 
     int n = win->comm_ptr->local_size;
     MPIDI_Notify_eager_win_t *e = MPL_calloc(1, sizeof(*e), MPL_MEM_RMA);
@@ -96,7 +96,7 @@ static MPIDI_Notify_eager_win_t *state_of(MPIR_Win * win)
     e->done = e->acked + n;
     e->at_once = e->owed + n;
     e->win = win;
-    h->eager = e;
+    h->dev = e;
     return e;
 }
 
@@ -391,7 +391,7 @@ int MPIDI_Notify_eager_settle(MPIR_Win * win, int target)
 void MPIDI_Notify_eager_win_free(MPIR_Win * win)
 {
     MPIR_Notify_win_head_t *h = head_of(win);
-    MPIDI_Notify_eager_win_t *e = h ? h->eager : NULL;
+    MPIDI_Notify_eager_win_t *e = h ? h->dev : NULL;
     if (!e)
         return;
     if (MPIR_CVAR_NOTIFY_VERBOSE)
@@ -402,6 +402,6 @@ void MPIDI_Notify_eager_win_free(MPIR_Win * win)
      * marked owed only repeats them */
     for (int r = 0; e->nowed > 0; r++)
         settled(e, r);
-    h->eager = NULL;
+    h->dev = NULL;
     state_free(e);
 }

@@ -63,7 +63,7 @@ int MPIDI_Notify_eager_put(const void *buf, MPI_Aint bytes, int target, MPI_Aint
 static inline bool MPIDI_Notify_eager_unacked(struct MPIR_Win *win, int target)
 {
     const MPIR_Notify_win_head_t *h = (const MPIR_Notify_win_head_t *) win->notify;
-    const MPIDI_Notify_eager_win_t *e = h ? h->eager : NULL;
+    const MPIDI_Notify_eager_win_t *e = h ? h->dev : NULL;
     return e && e->acked[target] != e->issued[target];
 }
 

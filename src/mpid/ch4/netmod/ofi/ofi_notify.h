@@ -88,6 +88,13 @@ MPL_STATIC_INLINE_PREFIX int MPIDI_NM_mpi_accumulate_notify(const MPIR_Notify_ac
     return MPIDI_OFI_notify_accumulate(acc, win, addr, winattr, tag);
 }
 
+void MPIDI_OFI_notify_win_describe(struct MPIR_Win *win, char *text, size_t text_sz);
+MPL_STATIC_INLINE_PREFIX void MPIDI_NM_notify_win_describe(struct MPIR_Win *win, char *text,
+                                                           size_t text_sz)
+{
+    MPIDI_OFI_notify_win_describe(win, text, text_sz);
+}
+
 /* CQ entries are taken in by progress only (a poll here would cost every
  * MPI_Start a completion-queue read) */
 MPL_STATIC_INLINE_PREFIX int MPIDI_NM_notify_poll(struct MPIR_Win *win)

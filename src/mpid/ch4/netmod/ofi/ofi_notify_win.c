@@ -277,32 +277,26 @@ static int new_state(MPIR_Win * win, int slot, const member_info_t * all)
     return mpi_errno;
 }
 
-static void report(MPIR_Win * win, int off)
+/* the verbose report's words on this path (ch4's MPIDI_Notify_win_report;
+ * the path table says which targets have it and why) */
+void MPIDI_OFI_notify_win_describe(MPIR_Win * win, char *text, size_t text_sz)
 {
     MPIDI_OFI_notify_win_t *nw = MPIDI_OFI_WIN(win).notify;
+    char eager[64] = "no eager messages";
 
-    if (off != PATH_ON)
-        fprintf(stderr, "notify: window %x: libfabric path off (%s): %s for remote targets\n",
-                win->handle, MPIR_Notify_why_text(off),
-                MPIR_Notify_path_count(win, MPIR_NOTIFY_PATH_REFUSED) ?
-                "notified accesses refused" : "generic path");
-    else {
-        char eager[64] = "no eager messages";
-        if (nw->eager_lo <= nw->eager_hi)
-            snprintf(eager, sizeof(eager), "eager messages for puts of %ld to %ld bytes",
-                     (long) nw->eager_lo, (long) nw->eager_hi);
-        fprintf(stderr, "notify: window %x: libfabric remote CQ data via %s for %d of %d "
-                "targets, slot %d, inject up to %zu bytes, ordered by %s, get notified %s; "
-                "%s\n",
-                win->handle, MPIDI_OFI_global.prov_use[0]->fabric_attr->prov_name,
-                MPIR_Notify_path_count(win, MPIR_NOTIFY_PATH_CQ_DATA),
-                win->comm_ptr->local_size, nw->slot,
-                (size_t) MPIDI_OFI_global.max_buffered_write,
-                nw->waw_ordered ? "the provider (FI_ORDER_WAW)" :
-                "completion (one notification in flight per target)",
-                nw->waw_ordered && nw->war_ordered ?
-                "right after the read (FI_ORDER_WAR)" : "when the read completes", eager);
-    }
+    if (!nw)
+        return;
+    if (nw->eager_lo <= nw->eager_hi)
+        snprintf(eager, sizeof(eager), "eager messages for puts of %ld to %ld bytes",
+                 (long) nw->eager_lo, (long) nw->eager_hi);
+    snprintf(text, text_sz, "libfabric remote CQ data via %s, slot %d, inject up to %zu bytes, "
+             "ordered by %s, get notified %s; %s",
+             MPIDI_OFI_global.prov_use[0]->fabric_attr->prov_name, nw->slot,
+             (size_t) MPIDI_OFI_global.max_buffered_write,
+             nw->waw_ordered ? "the provider (FI_ORDER_WAW)" :
+             "completion (one notification in flight per target)",
+             nw->waw_ordered && nw->war_ordered ?
+             "right after the read (FI_ORDER_WAR)" : "when the read completes", eager);
 }
 
 int MPIDI_OFI_notify_win_init(MPIR_Win * win)
@@ -357,8 +351,6 @@ int MPIDI_OFI_notify_win_init(MPIR_Win * win)
             mpi_errno = MPIR_Notify_path_set(win, r, MPIR_NOTIFY_PATH_CQ_DATA, order);
         MPIR_ERR_CHECK(mpi_errno);
     }
-    if (MPIR_CVAR_NOTIFY_VERBOSE && comm->rank == 0)
-        report(win, off);
 
   fn_exit:
     MPL_free(all);

@@ -48,6 +48,12 @@ MPL_STATIC_INLINE_PREFIX int MPIDI_NM_mpi_accumulate_notify(const MPIR_Notify_ac
     return MPIDIG_notify_accumulate(acc, win, tag);
 }
 
+/* nothing to add to the path table's words (MPIDI_Notify_win_report) */
+MPL_STATIC_INLINE_PREFIX void MPIDI_NM_notify_win_describe(MPIR_Win * win, char *text,
+                                                           size_t text_sz)
+{
+}
+
 /* the ring cells already published to this process (UCX active messages
  * are handled by progress) */
 MPL_STATIC_INLINE_PREFIX int MPIDI_NM_notify_poll(MPIR_Win * win)

@@ -136,11 +136,6 @@ int MPIDI_UCX_notify_win_init(MPIR_Win * win)
                                              MPIR_NOTIFY_WHY_DYNAMIC : MPIR_NOTIFY_WHY_FORCED);
         MPIR_ERR_CHECK(mpi_errno);
     }
-    if (MPIR_CVAR_NOTIFY_VERBOSE && me == 0)
-        fprintf(stderr, "notify: window %x: UCX active messages to %d and shared-memory "
-                "rings to %d of %d processes\n", win->handle,
-                MPIR_Notify_path_count(win, MPIR_NOTIFY_PATH_UCX_AM),
-                MPIR_Notify_path_count(win, MPIR_NOTIFY_PATH_RING), n);
   fn_exit:
     return mpi_errno;
   fn_fail:

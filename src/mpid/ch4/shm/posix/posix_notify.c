@@ -10,18 +10,13 @@
 #include "ch4_notify_ring.h"
 
 /* No communication: the rings were mapped at MPI_Init */
-int MPIDI_POSIX_notify_win_init(MPIR_Win * win, MPIR_Comm * shm_comm)
+int MPIDI_POSIX_notify_win_init(MPIR_Win * win)
 {
     int mpi_errno = MPIDI_Notify_rings_claim_node(win, MPIR_CVAR_NOTIFY_FORCE_GENERIC ?
                                                   MPIR_NOTIFY_WHY_FORCED :
                                                   MPIR_NOTIFY_WHY_SHARED_MEMORY);
     MPIR_ERR_CHECK(mpi_errno);
     MPIDI_Notify_rings_win_init(win, &win->dev.shm.posix.notify_ring);
-    if (MPIR_CVAR_NOTIFY_VERBOSE && shm_comm->rank == 0)
-        fprintf(stderr, "notify: window %x: shared-memory rings for %d of %d targets%s\n",
-                win->handle, MPIR_Notify_path_count(win, MPIR_NOTIFY_PATH_RING),
-                win->comm_ptr->local_size,
-                MPIR_CVAR_NOTIFY_FORCE_GENERIC ? " (generic path forced)" : "");
   fn_fail:
     return mpi_errno;
 }

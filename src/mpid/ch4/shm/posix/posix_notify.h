@@ -14,7 +14,7 @@
 
 #include "ch4_notify_ring.h"
 
-int MPIDI_POSIX_notify_win_init(MPIR_Win * win, MPIR_Comm * shm_comm);
+int MPIDI_POSIX_notify_win_init(MPIR_Win * win);
 int MPIDI_POSIX_notify_win_free(MPIR_Win * win);
 int MPIDI_POSIX_notify_poll_win(MPIR_Win * win);
 
