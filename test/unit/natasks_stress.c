@@ -637,7 +637,7 @@ int MPIX_Request_on_complete(MPI_Request request, MPIX_Request_complete_function
         r->arg = extra_state;
         list_add(&handed_list, r);
     } else if (!fn) {
-        /* MPIR_Notify_callback_forget */
+        /* MPIR_Request_callback_free */
         list_del(&due_list, r);
         r->fn = NULL;
         r->arg = NULL;
