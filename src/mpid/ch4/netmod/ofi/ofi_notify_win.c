@@ -77,7 +77,7 @@ cvars:
         The largest put sent as an eager active message (see
         MPIR_CVAR_NOTIFY_OFI_EAGER_MIN).  -1: the provider's measured
         default, where the write overtakes the message (bench/eager-table.sh,
-        doc/benchmarks.md): 0 on sockets, else 1024;
+        doc/benchmarks.md): 0 on sockets, else 4096;
         0: never (every put is a write); a value above the largest eager
         message of the netmod means that largest.
 
@@ -88,15 +88,15 @@ cvars:
 #define PATH_ON (-1)            /* off_reason of a window the path can serve */
 
 /* Where the write overtakes the eager message, per provider, from
- * bench/eager-table.sh (doc/benchmarks.md, "Writes or messages"): on tcp
- * across two hosts (the namespaces) the write leads from 2 KiB, though over
- * loopback the message leads up to 8 KiB; on sockets the write leads at
- * every size (its provider answers a non-injected send as it answers a
- * write).  Providers not measured get tcp's bound. */
+ * bench/eager-table.sh (doc/benchmarks.md): on tcp, over loopback and
+ * across two hosts (the namespaces), the message leads or ties up to 4 KiB
+ * and the two trade places at 8 KiB; on sockets the write leads at every
+ * size (its provider answers a non-injected send as it answers a write).
+ * Providers not measured get tcp's bound. */
 static MPI_Aint default_eager_max(void)
 {
     const char *prov = MPIDI_OFI_global.prov_use[0]->fabric_attr->prov_name;
-    return strncmp(prov, "sockets", 7) == 0 ? 0 : 1024;
+    return strncmp(prov, "sockets", 7) == 0 ? 0 : 4096;
 }
 
 /* Why the provider cannot carry the path, or PATH_ON.  For the shm
