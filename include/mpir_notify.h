@@ -243,8 +243,6 @@ static inline MPIR_Notify_path_t MPIR_Notify_path_of(const struct MPIR_Notify_wi
 #define MPIR_Notify_path(win, target) MPIR_Notify_path_of((win)->notify, target)
 MPIR_Notify_why_t MPIR_Notify_path_why(struct MPIR_Win *win, int target);
 const char *MPIR_Notify_why_text(MPIR_Notify_why_t why);
-/* number of targets of the window on path */
-int MPIR_Notify_path_count(struct MPIR_Win *win, MPIR_Notify_path_t path);
 /* the table in words, e.g. "generic to 2 (self 1, forced 1)",
  * for the device's verbose report */
 void MPIR_Notify_path_describe(struct MPIR_Win *win, char *buf, size_t len);

@@ -32,14 +32,6 @@ const char *MPIR_Notify_why_text(MPIR_Notify_why_t why)
     return (unsigned) why < MPIR_NOTIFY_WHY_COUNT ? why_text[why] : "unknown";
 }
 
-int MPIR_Notify_path_count(MPIR_Win * win, MPIR_Notify_path_t path)
-{
-    int n = 0;
-    for (int r = 0; r < win->comm_ptr->local_size; r++)
-        n += (MPIR_Notify_path(win, r) == path);
-    return n;
-}
-
 /* "generic to 2 (self 1, forced 1)" and so on for each path: the paths
  * of the window's targets, with why (the verbose report's summary) */
 void MPIR_Notify_path_describe(MPIR_Win * win, char *buf, size_t len)
