@@ -211,8 +211,10 @@ int MPIDI_UCX_notify_cmpl(MPIR_Win * win, int target, bool local)
     /* while this process waits, nothing it sends can carry its deferred
      * answers, and the peer it waits for may wait for one of them; an
      * answer deferred by the progress that ends the wait stays deferred
-     * (the caller's next message may carry it) */
+     * (the caller's next message may carry it).  Waiting polls the netmod:
+     * the flush's own poll afterwards (MPIDIG's) need not. */
     while (pending(win, nw, target, local, want)) {
+        MPIDIG_rma_netmod_waited();
         mpi_errno = send_all_owed(false);
         MPIR_ERR_CHECK(mpi_errno);
         mpi_errno = MPIDI_progress_test_vci(vni);
