@@ -4,7 +4,7 @@
 # across two network-namespace "hosts" (test/netns/), then a curated subset
 # of MPICH's own test/mpi against the patched build.
 #
-#   SUITE=all|unit|notify|netns|instr|mpich   which part (default all)
+#   SUITE=all|unit|lang|notify|netns|instr|mpich   which part (default all)
 #   CONFIGS=shm,tcp,...      transport configurations for our tests
 #   TESTS=REGEX              only tests whose name matches
 #   NA_TIMEOUT_SCALE=N       multiply every timeout (slow machines)
@@ -501,6 +501,54 @@ run_guide_check() {
     if [ $rc -ne 0 ] && [ $n -eq 0 ]; then fail "guide_blocks" "test/guide-blocks.sh failed" "$log"; fi
 }
 
+# ------------------------------------------------------------------ a whole MPICH
+# The default build is a whole MPICH (scripts/build-mpich.sh): Fortran
+# (mpif.h, use mpi, use mpi_f08, each with the notified calls), C++ against
+# mpi.h's new prototypes, ROMIO, and a pkg-config file that builds a
+# program.  A lean build (MPICH_LEAN=1, and the ucx and asan variants)
+# skips them, saying so.
+run_lang_suite() {
+    echo "== a whole MPICH: Fortran, C++, MPI-IO, pkg-config =="
+    local lean=${MPICH_LEAN:-0} log t=60 dir=$OUT/lang
+    # the builds that are lean on purpose (scripts/build-mpich.sh); any
+    # other build without them fails here
+    case "$VARIANT" in ucx | asan | stock-ucx) lean=1 ;; esac
+    mkdir -p "$dir"
+    lang_run() {    # full|any NAME COMPILE-COMMAND... -- PROGRAM ARGS...
+        local need=$1 name=$2; shift 2
+        local -a cc=()
+        while [ "$1" != -- ]; do cc+=("$1"); shift; done
+        shift
+        [[ $name =~ $TESTS ]] || return 0
+        log=$OUT/logs/lang_$name.log
+        if [ "$need" = full ] && [ "$lean" = 1 ]; then
+            skip "lang/$name" "lean build (MPICH_LEAN=1 or the ${VARIANT:-main} variant): no Fortran, C++ or ROMIO"
+            return
+        fi
+        if ! "${cc[@]}" >"$log" 2>&1; then
+            fail "lang/$name" "does not compile" "$log"
+        elif run_mpi "$log" "$t" "" 2 "$@" && grep -q "No Errors" "$log"; then
+            pass "lang/$name" 0
+        else
+            fail "lang/$name" "no 'No Errors'" "$log"
+        fi
+    }
+    lang_run full fortran_f08 "$PREFIX/bin/mpifort" -o "$dir/notify_f08" "$TOP/test/fortran/notify_f08.f90" \
+        -- "$dir/notify_f08"
+    lang_run full fortran_use_mpi "$PREFIX/bin/mpifort" -o "$dir/notify_mpi" "$TOP/test/fortran/notify_mpi.F90" \
+        -- "$dir/notify_mpi"
+    lang_run full fortran_mpif_h "$PREFIX/bin/mpifort" -DUSE_MPIF_H -o "$dir/notify_mpif" \
+        "$TOP/test/fortran/notify_mpi.F90" -- "$dir/notify_mpif"
+    lang_run full cxx "$PREFIX/bin/mpicxx" -std=c++17 -Wall -Werror -o "$dir/notify_cxx" "$TOP/test/cxx/notify_cxx.cpp" \
+        -- "$dir/notify_cxx"
+    lang_run full mpi_io "$MPICC" -Wall -Werror -o "$dir/mpi_io_hello" "$TOP/test/mpi_io_hello.c" \
+        -- "$dir/mpi_io_hello" "$dir/hello.txt"
+    # pkg-config: the flags it gives build the C example with plain gcc
+    lang_run any pkg_config bash -c "export PKG_CONFIG_PATH='$PREFIX/lib/pkgconfig'; \
+        gcc -o '$dir/pingpong_pc' '$TOP/examples/pingpong_notify.c' \$(pkg-config --cflags --libs mpich)" \
+        -- "$dir/pingpong_pc" 64 10
+}
+
 # ------------------------------------------------------------------ instruction budget
 # Instructions per 8-byte message (origin + target MPI calls, callgrind,
 # bench/instr-count.sh) against test/instr-budget.txt: more than a line's
@@ -590,14 +638,15 @@ run_mpich_suite() {
 
 start_all=$(date +%s)
 case "$SUITE" in
-    all) run_unit_suite; run_build_checks; run_man_check; run_argcheck_coverage; run_guide_check; run_notify_suite; run_fault_suite; run_netns_suite
-        run_instr_budget; run_mpich_suite ;;
+    all) run_unit_suite; run_build_checks; run_man_check; run_argcheck_coverage; run_guide_check; run_lang_suite
+        run_notify_suite; run_fault_suite; run_netns_suite; run_instr_budget; run_mpich_suite ;;
     unit) run_unit_suite; run_build_checks; run_man_check; run_argcheck_coverage; run_guide_check ;;
+    lang) run_lang_suite ;;
     notify) run_notify_suite; run_fault_suite ;;
     netns) run_netns_suite ;;
     mpich) run_mpich_suite ;;
     instr) run_instr_budget ;;
-    *) echo "run-suite: SUITE must be all, unit, notify, netns, instr or mpich" >&2; exit 2 ;;
+    *) echo "run-suite: SUITE must be all, unit, lang, notify, netns, instr or mpich" >&2; exit 2 ;;
 esac
 
 echo
