@@ -509,10 +509,11 @@ run_guide_check() {
 # skips them, saying so.
 run_lang_suite() {
     echo "== a whole MPICH: Fortran, C++, MPI-IO, pkg-config =="
-    local lean=${MPICH_LEAN:-0} log t=60 dir=$OUT/lang
-    # the builds that are lean on purpose (scripts/build-mpich.sh); any
-    # other build without them fails here
-    case "$VARIANT" in ucx | asan | stock-ucx) lean=1 ;; esac
+    local lean=0 log t=60 dir=$OUT/lang
+    # lean on purpose: configured with --disable-fortran (MPICH_LEAN=1, the
+    # lean variants of scripts/build-mpich.sh); any other build without the
+    # three fails here
+    [[ $("$PREFIX/bin/mpichversion") == *--disable-fortran* ]] && lean=1
     mkdir -p "$dir"
     lang_run() {    # full|any NAME COMPILE-COMMAND... -- PROGRAM ARGS...
         local need=$1 name=$2; shift 2
@@ -522,7 +523,7 @@ run_lang_suite() {
         [[ $name =~ $TESTS ]] || return 0
         log=$OUT/logs/lang_$name.log
         if [ "$need" = full ] && [ "$lean" = 1 ]; then
-            skip "lang/$name" "lean build (MPICH_LEAN=1 or the ${VARIANT:-main} variant): no Fortran, C++ or ROMIO"
+            skip "lang/$name" "lean build (configured --disable-fortran): no Fortran, C++ or ROMIO"
             return
         fi
         if ! "${cc[@]}" >"$log" 2>&1; then
