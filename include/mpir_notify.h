@@ -70,9 +70,6 @@ typedef struct MPIR_Notify_req {
     /* notifications counted so far; given back to the queue if the request is
      * freed while active, so that none is lost */
     struct MPIR_Notify_entry *taken_head, *taken_tail;
-    /* MPIX_Request_on_complete's function, or NULL: due after each
-     * completed activation (src/mpi/request/request_callback.c) */
-    struct MPIR_Request_callback *on_complete;
 } MPIR_Notify_req_t;
 
 /* request kind helpers used by MPICH's generic request code */
@@ -303,6 +300,8 @@ int MPIR_Notify_null_request(MPI_Request * request);
 /* MPIX_Win_notify_on_update: a one-shot function watching a counter */
 int MPIR_Win_notify_on_update_impl(struct MPIR_Win *win, int idx, MPI_Count threshold,
                                    MPIX_Win_notify_function * fn, void *arg);
+int MPIR_Win_notify_request_impl(struct MPIR_Win *win, int idx, MPI_Count threshold,
+                                 struct MPIR_Request **request);
 /* MPI_SUCCESS if index names an attached counter of the window, else
  * MPIX_ERR_INVALID_NOTIFICATION */
 int MPIR_Notify_counter_check(struct MPIR_Win *win, int index);

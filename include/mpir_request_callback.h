@@ -1,9 +1,8 @@
 /*
- * Completion functions of requests (MPIX_Request_on_complete), and the
- * deferred calls they are made of (src/mpi/request/request_callback.c):
- * user functions that MPICH's progress engine calls at its next round,
- * outside the global critical section, so that completion is pushed to the
- * user instead of polled with MPI_Test.
+ * Deferred calls (src/mpi/request/request_callback.c): user functions that
+ * MPICH's progress engine calls at its next round, outside the global
+ * critical section.  Continuations (include/mpir_continue.h) run from the
+ * same progress hook.
  */
 #ifndef MPIR_REQUEST_CALLBACK_H_INCLUDED
 #define MPIR_REQUEST_CALLBACK_H_INCLUDED
@@ -37,18 +36,7 @@ void MPIR_Deferred_call_cancel(MPIR_Deferred_call_t * call);
         MPID_THREAD_CS_ENTER(GLOBAL, MPIR_THREAD_GLOBAL_ALLFUNC_MUTEX); \
     } while (0)
 
-/* MPIX_Request_on_complete */
-int MPIR_Request_on_complete_impl(struct MPIR_Request *req, MPIX_Request_complete_function * fn,
-                                  void *arg);
-
-/* A persistent request kind that takes completion functions keeps a
- * pointer to one of these (NULL until a function is set), and says when an
- * activation completes and when the request is freed. */
-struct MPIR_Request_callback;
-/* an activation of the request completed: its function runs at the next
- * round of progress, as MPI_Test would return it */
-void MPIR_Request_callback_due(struct MPIR_Request_callback *cb);
-/* the request is freed: its function never runs */
-void MPIR_Request_callback_free(struct MPIR_Request_callback **cb);
+/* continuations have work: the hook runs at the next round */
+void MPIR_Deferred_hook_activate(void);
 
 #endif /* MPIR_REQUEST_CALLBACK_H_INCLUDED */

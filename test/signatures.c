@@ -38,6 +38,15 @@ SAME(MPIX_Win_set_notify, int (*)(MPI_Win, int, MPI_Count));
 SAME(MPIX_Notify_iprobe, int (*)(MPI_Win, int, int, int *, MPI_Status *));
 SAME(MPIX_Notify_probe, int (*)(MPI_Win, int, int, MPI_Status *));
 SAME(MPIX_Request_on_complete, int (*)(MPI_Request, void (*)(MPI_Status *, void *), void *));
+/* continuations, as upstream MPICH declares them (pmodels/mpich PR #7164) */
+SAME(MPIX_Continue_init, int (*)(int, int, MPI_Info, MPI_Request *));
+SAME(MPIX_Continue, int (*)(MPI_Request *, int (*)(int, void *), void *, int, MPI_Status *,
+                            MPI_Request));
+SAME(MPIX_Continueall, int (*)(int, MPI_Request *, int (*)(int, void *), void *, int,
+                               MPI_Status *, MPI_Request));
+SAME(PMPIX_Continue, int (*)(MPI_Request *, int (*)(int, void *), void *, int, MPI_Status *,
+                             MPI_Request));
+SAME(MPIX_Win_notify_request, int (*)(MPI_Win, int, MPI_Count, MPI_Request *));
 SAME(PMPIX_Request_on_complete, int (*)(MPI_Request, MPIX_Request_complete_function *, void *));
 SAME(MPIX_Win_notify_on_update, int (*)(MPI_Win, int, MPI_Count,
                                         void (*)(MPI_Win, int, MPI_Count, void *), void *));

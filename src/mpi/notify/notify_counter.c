@@ -125,7 +125,9 @@ int MPIR_Win_set_notify_impl(MPIR_Win * win, int notification_idx, MPI_Count val
  * from its registration until it has run.  Once deliver() in
  * notify_queue.c raises the counter to the threshold (or at once, if it is
  * there already) it is a deferred call (request_callback.c): it runs at the
- * next round of progress, outside the matching code and the lock. */
+ * next round of progress, outside the matching code and the lock.
+ * MPIX_Win_notify_request's watch completes a request instead, which any
+ * request call, and a continuation (MPIX_Continue), can then wait for. */
 typedef struct MPIR_Notify_watch {
     MPIR_Deferred_call_t call;  /* first: the watch is the call */
     MPIR_Win *win;
@@ -134,15 +136,33 @@ typedef struct MPIR_Notify_watch {
     MPI_Count value;            /* the counter when it reached threshold: fn's argument */
     MPIX_Win_notify_function *fn;
     void *arg;
+    MPIR_Request *req;          /* MPIX_Win_notify_request's, instead of fn */
     struct MPIR_Notify_watch *next, *prev;      /* the window's list */
 } watch_t;
+
+/* the threshold request's status: the counter index as its tag, the value
+ * that reached the threshold as its count; cancelled if the counters went
+ * first */
+static void complete_request(watch_t * w, MPI_Count value, bool dropped)
+{
+    MPIR_Request *req = w->req;
+    MPIR_Status_set_empty(&req->status);
+    req->status.MPI_TAG = w->idx;
+    MPIR_STATUS_SET_COUNT(req->status, dropped ? 0 : value);
+    MPIR_STATUS_SET_CANCEL_BIT(req->status, dropped);
+    req->status.MPI_ERROR = MPI_SUCCESS;
+    MPID_Request_complete(req);
+}
 
 static void run_watch(MPIR_Deferred_call_t * call)
 {
     watch_t *w = (watch_t *) call;
     MPI_Win handle = w->win->handle;
     DL_DELETE(w->win->notify->watches, w);
-    MPIR_CALL_USER(w->fn(handle, w->idx, w->value, w->arg));
+    if (w->req)
+        complete_request(w, w->value, false);
+    else
+        MPIR_CALL_USER(w->fn(handle, w->idx, w->value, w->arg));
     MPL_free(w);
 }
 
@@ -167,17 +187,18 @@ void MPIR_Notify_watches_drop(struct MPIR_Notify_win *nw)
     DL_FOREACH_SAFE(nw->watches, w, tmp) {
         DL_DELETE(nw->watches, w);
         MPIR_Deferred_call_cancel(&w->call);
+        if (w->req)
+            complete_request(w, 0, true);
         MPL_free(w);
     }
 }
 
-int MPIR_Win_notify_on_update_impl(MPIR_Win * win, int idx, MPI_Count threshold,
-                                   MPIX_Win_notify_function * fn, void *arg)
+static int watch_add(MPIR_Win * win, int idx, MPI_Count threshold, MPIX_Win_notify_function * fn,
+                     void *arg, MPIR_Request * req)
 {
     struct MPIR_Notify_win *nw;
     int mpi_errno = MPIR_Notify_counter_check(win, idx);
     MPIR_ERR_CHECK(mpi_errno);
-    MPIR_ERR_CHKANDJUMP1(!fn, mpi_errno, MPI_ERR_ARG, "**nullptr", "**nullptr %s", "fn");
     mpi_errno = MPIR_Deferred_call_init();
     MPIR_ERR_CHECK(mpi_errno);
     mpi_errno = MPIR_Notify_get_state(win, &nw);
@@ -192,10 +213,41 @@ int MPIR_Win_notify_on_update_impl(MPIR_Win * win, int idx, MPI_Count threshold,
     w->threshold = threshold;
     w->fn = fn;
     w->arg = arg;
+    w->req = req;
     DL_APPEND(nw->watches, w);
     MPI_Count now = *MPIR_Notify_counter(win, idx);
     if (now >= threshold)
         watch_due(w, now);      /* reached already: at the next round of progress */
+  fn_fail:
+    return mpi_errno;
+}
+
+int MPIR_Win_notify_on_update_impl(MPIR_Win * win, int idx, MPI_Count threshold,
+                                   MPIX_Win_notify_function * fn, void *arg)
+{
+    int mpi_errno = MPIR_Notify_counter_check(win, idx);
+    MPIR_ERR_CHECK(mpi_errno);
+    MPIR_ERR_CHKANDJUMP1(!fn, mpi_errno, MPI_ERR_ARG, "**nullptr", "**nullptr %s", "fn");
+    mpi_errno = watch_add(win, idx, threshold, fn, arg, NULL);
+  fn_fail:
+    return mpi_errno;
+}
+
+int MPIR_Win_notify_request_impl(MPIR_Win * win, int idx, MPI_Count threshold,
+                                 MPIR_Request ** request)
+{
+    int mpi_errno = MPI_SUCCESS;
+    MPIR_Request *req = MPIR_Request_create(MPIR_REQUEST_KIND__RMA);
+    MPIR_ERR_CHKANDJUMP(req == NULL, mpi_errno, MPIX_ERR_NOREQ, "**nomemreq");
+    /* the caller's reference and the watch's, which completion drops */
+    MPIR_Object_set_ref(req, 2);
+    mpi_errno = watch_add(win, idx, threshold, NULL, NULL, req);
+    if (mpi_errno) {
+        MPIR_Object_set_ref(req, 1);
+        MPIR_Request_free(req);
+        goto fn_fail;
+    }
+    *request = req;
   fn_fail:
     return mpi_errno;
 }

@@ -165,8 +165,6 @@ NOTIFY_INLINE int MPIR_Notify_finish(struct MPIR_Notify_win *nw, MPIR_Notify_req
         MPIR_Notify_release_taken(nw, r);
     if (r->posted)
         MPIR_Notify_unpost(nw, r);
-    if (r->on_complete)
-        MPIR_Request_callback_due(r->on_complete);
     /* drops the reference taken at start and bumps the VCI's progress
      * count, so a blocked MPI_Wait notices */
     return MPID_Request_complete(r->req);

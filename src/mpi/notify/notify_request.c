@@ -93,8 +93,6 @@ int MPIR_Notify_start(MPIR_Request * req)
     if (r->src == MPI_PROC_NULL) {
         MPIR_Status_set_procnull(&req->status);
         MPIR_cc_set(&req->cc, 0);
-        if (r->on_complete)
-            MPIR_Request_callback_due(r->on_complete);
         goto fn_exit;
     }
 
@@ -231,11 +229,9 @@ int MPIR_Notify_cancel(MPIR_Request * req)
         MPIR_Notify_unpost(r->win->notify, r);
         MPIR_STATUS_SET_CANCEL_BIT(req->status, TRUE);
         MPIR_STATUS_SET_COUNT(req->status, 0);
+        /* a cancelled activation is a completed one: a continuation on it
+         * runs, and the status says it was cancelled */
         mpi_errno = MPID_Request_complete(req);
-        /* a cancelled activation is a completed one: its function runs,
-         * and the status says it was cancelled */
-        if (r->on_complete)
-            MPIR_Request_callback_due(r->on_complete);
     }
   fn_fail:
     return mpi_errno;
@@ -246,7 +242,8 @@ void MPIR_Notify_request_free(MPIR_Request * req)
     MPIR_Notify_req_t *r = req->u.notify;
     struct MPIR_Notify_win *nw = r->win->notify;
 
-    MPIR_Request_callback_free(&r->on_complete);
+    /* MPIX_Request_on_complete's function never runs again */
+    MPIR_Continue_op_freed(req);
 
     if (r->posted) {
         /* give counted notifications back, in arrival order, to whichever

@@ -1,0 +1,473 @@
+/*
+ * Continuations: MPIX_Continue_init, MPIX_Continue, MPIX_Continueall, with
+ * upstream MPICH's names, flags and callback type (include/mpir_continue.h),
+ * and MPIX_Request_on_complete as a layer over them.
+ *
+ * A continuation watches its operation requests: each is in one hash table
+ * (watched, keyed by the request), and the progress hook of the deferred
+ * calls (request_callback.c) reads the completion counter of each, one load
+ * per request and round, as MPI_Test would.  An operation found complete is
+ * completed as MPI_Test would do it (its status into the user's slot, a
+ * nonpersistent request freed); the continuation whose last operation that
+ * was becomes ready, and then, depending on its continuation request:
+ *   - none, or an active one: its callback runs in this round;
+ *   - an active poll-only one: it waits on that request's ready list for
+ *     MPI_Test or MPI_Wait on it (MPIR_Continue_poll);
+ *   - an inactive one: it waits on that request's held list for MPI_Start.
+ * A continuation whose operations are all complete when it is registered
+ * runs inside MPIX_Continue, or at the next round with
+ * MPIX_CONT_DEFER_COMPLETE.  Callbacks run outside the global critical
+ * section (MPIR_CALL_USER); every continuation is off its list before.
+ */
+
+#include "mpiimpl.h"
+#include "utlist.h"
+#include "uthash.h"
+
+typedef struct MPIR_Continuation cont_t;
+
+typedef struct op_watch {
+    MPIR_Request *req;
+    MPI_Status *status;         /* the user's slot, or MPI_STATUS_IGNORE */
+    cont_t *cont;
+    UT_hash_handle hh;          /* in watched while not complete */
+} op_t;
+
+struct MPIR_Continuation {
+    MPIX_Continue_cb_function *cb;
+    MPIX_Request_complete_function *complete_fn;        /* on_complete's, instead of cb */
+    void *cb_data;
+    int flags;
+    MPIR_Request *cr;           /* continuation request, or NULL */
+    int remaining;              /* operations not complete yet */
+    int err;                    /* first error among the operations */
+    bool running, gone;         /* REARM: the operation was freed while cb ran */
+    MPI_Status status;          /* on_complete's status */
+    cont_t *next, *prev;        /* on a held, ready or runnable list */
+    int count;
+    op_t ops[];
+};
+
+#define CONT_PUBLIC_FLAGS (MPIX_CONT_REQBUF_VOLATILE | MPIX_CONT_PERSISTENT |   \
+                           MPIX_CONT_POLL_ONLY | MPIX_CONT_DEFER_COMPLETE |     \
+                           MPIX_CONT_INVOKE_FAILED | MPIX_CONT_IMMEDIATE |      \
+                           MPIX_CONT_FORGET)
+
+static op_t *watched;           /* operations not complete yet */
+static cont_t *runnable;        /* ready, run at the next round */
+
+/* ---------------------------------------------------- running callbacks */
+
+/* the continuation request of c has one callback fewer to wait for */
+static void cont_req_done(MPIR_Request * cr)
+{
+    MPIR_Cont_request_t *st = cr->u.cont;
+    if (st->active) {
+        int incomplete;
+        MPIR_cc_decr(&cr->cc, &incomplete);
+    }
+    if (--st->pending == 0) {
+        /* the reference taken when the first one was registered */
+        if (st->freed) {
+            MPL_free(st);
+            cr->u.cont = NULL;
+        }
+        MPIR_Request_free(cr);
+    }
+}
+
+/* c is off every list: run its callback, or report its operations' error */
+static void run(cont_t * c)
+{
+    MPIR_Request *cr = c->cr;
+    int err = c->err;
+
+    if (c->gone) {
+        /* MPIX_Request_on_complete's request was freed after it was due */
+        MPL_free(c);
+        return;
+    }
+    c->running = true;
+    if (c->complete_fn) {
+        MPIR_CALL_USER(c->complete_fn(&c->status, c->cb_data));
+    } else if (err == MPI_SUCCESS || (c->flags & MPIX_CONT_INVOKE_FAILED)) {
+        /* the callback's return value carries nothing (as upstream) */
+        MPIR_CALL_USER((void) c->cb(err, c->cb_data));
+    } else if (cr) {
+        /* not invoked: the continuation request's completion reports it */
+        if (cr->u.cont->err == MPI_SUCCESS)
+            cr->u.cont->err = err;
+    } else {
+        /* nothing to report it on but MPI_COMM_WORLD's error handler */
+        (void) MPIR_Err_return_comm(NULL, "MPIX_Continue", err);
+    }
+    c->running = false;
+
+    if ((c->flags & MPIR_CONT_REARM) && !c->gone) {
+        /* its operation stays watched: the next activation runs it again */
+        c->remaining = 1;
+        c->err = MPI_SUCCESS;
+        return;
+    }
+    if (cr)
+        cont_req_done(cr);
+    MPL_free(c);
+}
+
+/* every operation of c is complete */
+static void ready(cont_t * c, bool at_registration)
+{
+    MPIR_Cont_request_t *st = c->cr ? c->cr->u.cont : NULL;
+
+    if (st && !st->active) {
+        DL_APPEND(st->held, c);
+    } else if (st && st->poll_only) {
+        DL_APPEND(st->ready, c);
+    } else if (at_registration && !(c->flags & MPIX_CONT_DEFER_COMPLETE)) {
+        run(c);
+    } else {
+        DL_APPEND(runnable, c);
+        MPIR_Deferred_hook_activate();
+    }
+}
+
+/* what MPI_Test does to a completed operation, for its continuation */
+static void op_complete(op_t * op)
+{
+    MPIR_Request *req = op->req;
+    cont_t *c = op->cont;
+    int rc;
+
+    if (op->status != MPI_STATUS_IGNORE)
+        MPIR_Status_set_empty(op->status);
+    rc = MPIR_Request_completion_processing(req, op->status);
+    if (op->status != MPI_STATUS_IGNORE)
+        op->status->MPI_ERROR = rc;
+    if (rc != MPI_SUCCESS && c->err == MPI_SUCCESS)
+        c->err = rc;
+    if (!(c->flags & MPIR_CONT_REARM)) {
+        HASH_DEL(watched, op);
+        if (!MPIR_Request_is_persistent(req) && !MPIR_Request_is_partitioned(req))
+            MPIR_Request_free(req);
+    }
+    c->remaining--;
+}
+
+/* called by the deferred calls' progress hook on each round */
+int MPIR_Continue_progress(int *made_progress)
+{
+    op_t *op, *tmp;
+    cont_t *now = NULL, *c;
+
+    HASH_ITER(hh, watched, op, tmp) {
+        if (op->cont->remaining == 0)
+            continue;   /* REARM: completed, its callback has not run yet */
+        if (!MPIR_Request_is_complete(op->req) || !MPIR_Request_is_active(op->req))
+            continue;
+        op_complete(op);
+        if (op->cont->remaining == 0) {
+            MPIR_Cont_request_t *st = op->cont->cr ? op->cont->cr->u.cont : NULL;
+            if (!st || (st->active && !st->poll_only))
+                DL_APPEND(now, op->cont);
+            else
+                ready(op->cont, false);
+        }
+    }
+    DL_CONCAT(now, runnable);
+    runnable = NULL;
+    while (now) {
+        c = now;
+        DL_DELETE(now, c);
+        *made_progress = 1;
+        run(c);
+    }
+    return MPI_SUCCESS;
+}
+
+bool MPIR_Continue_idle(void)
+{
+    return watched == NULL && runnable == NULL;
+}
+
+/* ------------------------------------------------ continuation requests */
+
+int MPIR_Continue_init_impl(int flags, int max_poll, MPIR_Info * info, MPIR_Request ** cont_req)
+{
+    int mpi_errno = MPI_SUCCESS;
+    MPIR_Request *req = NULL;
+    MPIR_Cont_request_t *st;
+    (void) info;                /* no hints are defined */
+
+    MPIR_ERR_CHKANDJUMP1(flags & ~CONT_PUBLIC_FLAGS, mpi_errno, MPI_ERR_ARG, "**contflags",
+                         "**contflags %d", flags);
+    st = MPL_calloc(1, sizeof(*st), MPL_MEM_OTHER);
+    MPIR_ERR_CHKANDJUMP1(!st, mpi_errno, MPI_ERR_NO_MEM, "**nomem", "**nomem %s",
+                         "continuation request");
+    req = MPIR_Request_create(MPIR_REQUEST_KIND__CONTINUE);
+    if (!req) {
+        MPL_free(st);
+        MPIR_ERR_SETANDJUMP(mpi_errno, MPIX_ERR_NOREQ, "**nomemreq");
+    }
+    st->poll_only = (flags & MPIX_CONT_POLL_ONLY) != 0;
+    st->max_poll = max_poll;
+    req->u.cont = st;
+    /* created inactive, as a persistent request is */
+    MPIR_cc_set(&req->cc, 0);
+    req->cc_ptr = &req->cc;
+    MPIR_Status_set_empty(&req->status);
+    *cont_req = req;
+    mpi_errno = MPIR_Deferred_call_init();
+  fn_fail:
+    return mpi_errno;
+}
+
+int MPIR_Continue_start(MPIR_Request * cr)
+{
+    MPIR_Cont_request_t *st = cr->u.cont;
+    cont_t *c, *tmp;
+
+    st->active = true;
+    st->err = MPI_SUCCESS;
+    /* complete once every registered callback has run: at once if none */
+    MPIR_cc_set(&cr->cc, st->pending);
+    /* ready while inactive: they run at the next round (or next test/wait) */
+    DL_FOREACH_SAFE(st->held, c, tmp) {
+        DL_DELETE(st->held, c);
+        ready(c, false);
+    }
+    return MPI_SUCCESS;
+}
+
+/* MPI_Test / MPI_Wait and friends on a poll-only continuation request (its
+ * "poll function", as an extended generalized request's) */
+int MPIR_Continue_poll(MPIR_Request * cr)
+{
+    MPIR_Cont_request_t *st = cr->u.cont;
+    int mpi_errno = MPI_SUCCESS, n = 0;
+
+    if (!st->ready) {
+        mpi_errno = MPID_Progress_test(NULL);
+        MPIR_ERR_CHECK(mpi_errno);
+    }
+    /* cr->u.cont stays: the user holds cr while testing it */
+    while (st->ready && (st->max_poll == 0 || n < st->max_poll)) {
+        cont_t *c = st->ready;
+        DL_DELETE(st->ready, c);
+        run(c);
+        n++;
+    }
+  fn_fail:
+    return mpi_errno;
+}
+
+int MPIR_Continue_completion_processing(MPIR_Request * cr, MPI_Status * status)
+{
+    MPIR_Cont_request_t *st = cr->u.cont;
+    int err = st->err;
+
+    /* what an inactive persistent request returns */
+    st->active = false;
+    st->err = MPI_SUCCESS;
+    if (status != MPI_STATUS_IGNORE)
+        MPIR_Status_set_empty(status);
+    return err;
+}
+
+/* MPI_Request_free: callbacks still registered run all the same (those held
+ * run as after MPI_Start, poll-only ones at the next round), then the
+ * request goes */
+void MPIR_Continue_request_free(MPIR_Request * cr)
+{
+    MPIR_Cont_request_t *st = cr->u.cont;
+    cont_t *c, *tmp;
+
+    if (st->pending == 0) {
+        MPL_free(st);
+        cr->u.cont = NULL;
+        return;
+    }
+    st->freed = true;
+    st->poll_only = false;
+    if (!st->active)
+        MPIR_Continue_start(cr);
+    DL_FOREACH_SAFE(st->ready, c, tmp) {
+        DL_DELETE(st->ready, c);
+        ready(c, false);
+    }
+}
+
+/* ------------------------------------------------------- registration */
+
+static int check_op(MPIR_Request * req, int i)
+{
+    int mpi_errno = MPI_SUCCESS;
+    op_t *op;
+
+    /* a handle freed already names an object back in MPICH's pool */
+    MPIR_ERR_CHKANDJUMP1(!HANDLE_IS_BUILTIN(req->handle) && MPIR_Object_get_ref(req) <= 0,
+                         mpi_errno, MPI_ERR_REQUEST, "**contopfreed", "**contopfreed %d", i);
+    MPIR_ERR_CHKANDJUMP1(req->kind == MPIR_REQUEST_KIND__MPROBE, mpi_errno, MPI_ERR_REQUEST,
+                         "**contopkind", "**contopkind %d", i);
+    HASH_FIND_PTR(watched, &req, op);
+    MPIR_ERR_CHKANDJUMP1(op != NULL, mpi_errno, MPI_ERR_REQUEST, "**contoptwice",
+                         "**contoptwice %d", i);
+  fn_fail:
+    return mpi_errno;
+}
+
+/* registers c (ops[] filled); it may run before this returns */
+static int attach(cont_t * c)
+{
+    int mpi_errno = MPI_SUCCESS;
+    MPIR_Request *cr = c->cr;
+
+    /* check all before touching any: an error leaves every request as it was */
+    for (int i = 0; i < c->count; i++) {
+        if (c->ops[i].req) {
+            mpi_errno = check_op(c->ops[i].req, i);
+            MPIR_ERR_CHECK(mpi_errno);
+            for (int j = 0; j < i; j++)
+                MPIR_ERR_CHKANDJUMP1(c->ops[j].req == c->ops[i].req, mpi_errno,
+                                     MPI_ERR_REQUEST, "**contoptwice", "**contoptwice %d", i);
+        }
+    }
+    mpi_errno = MPIR_Deferred_call_init();
+    MPIR_ERR_CHECK(mpi_errno);
+
+    if (cr) {
+        MPIR_Cont_request_t *st = cr->u.cont;
+        if (st->pending++ == 0)
+            MPIR_Request_add_ref(cr);
+        if (st->active)
+            MPIR_cc_inc(&cr->cc);
+    }
+    c->remaining = c->count;
+    for (int i = 0; i < c->count; i++) {
+        op_t *op = &c->ops[i];
+        op->cont = c;
+        if (!op->req) {
+            /* MPI_REQUEST_NULL: complete, with an empty status */
+            if (op->status != MPI_STATUS_IGNORE)
+                MPIR_Status_set_empty(op->status);
+            c->remaining--;
+        } else if (!MPIR_Request_is_active(op->req)) {
+            /* an inactive persistent request: as MPI_Test returns it */
+            if (op->status != MPI_STATUS_IGNORE)
+                MPIR_Status_set_empty(op->status);
+            if (c->flags & MPIR_CONT_REARM)
+                HASH_ADD_PTR(watched, req, op, MPL_MEM_OTHER);
+            else
+                c->remaining--;
+        } else {
+            HASH_ADD_PTR(watched, req, op, MPL_MEM_OTHER);
+            if (MPIR_Request_is_complete(op->req))
+                op_complete(op);
+        }
+    }
+    if (c->remaining == 0)
+        ready(c, true);
+    else
+        MPIR_Deferred_hook_activate();
+  fn_exit:
+    return mpi_errno;
+  fn_fail:
+    MPL_free(c);
+    goto fn_exit;
+}
+
+static cont_t *cont_create(int count)
+{
+    return MPL_calloc(1, sizeof(cont_t) + count * sizeof(op_t), MPL_MEM_OTHER);
+}
+
+int MPIR_Continueall_impl(int count, MPIR_Request * ops[], MPIX_Continue_cb_function * cb,
+                          void *cb_data, int flags, MPI_Status statuses[], MPIR_Request * cr)
+{
+    int mpi_errno = MPI_SUCCESS;
+    cont_t *c;
+
+    MPIR_ERR_CHKANDJUMP1(flags & ~CONT_PUBLIC_FLAGS, mpi_errno, MPI_ERR_ARG, "**contflags",
+                         "**contflags %d", flags);
+    if (flags & MPIX_CONT_FORGET)
+        cr = NULL;
+    MPIR_ERR_CHKANDJUMP(cr && cr->kind != MPIR_REQUEST_KIND__CONTINUE, mpi_errno,
+                        MPI_ERR_REQUEST, "**contreq");
+    c = cont_create(count);
+    MPIR_ERR_CHKANDJUMP1(!c, mpi_errno, MPI_ERR_NO_MEM, "**nomem", "**nomem %s", "continuation");
+    c->cb = cb;
+    c->cb_data = cb_data;
+    c->flags = flags;
+    c->cr = cr;
+    c->count = count;
+    for (int i = 0; i < count; i++) {
+        c->ops[i].req = ops[i];
+        c->ops[i].status = statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[i];
+    }
+    mpi_errno = attach(c);
+  fn_fail:
+    return mpi_errno;
+}
+
+/* ---------------------------------------------- MPIX_Request_on_complete */
+
+void MPIR_Continue_op_freed(MPIR_Request * req)
+{
+    op_t *op;
+    HASH_FIND_PTR(watched, &req, op);
+    if (!op)
+        return;
+    cont_t *c = op->cont;
+    HASH_DEL(watched, op);
+    if (c->running || c->remaining == 0)
+        c->gone = true;         /* running, or due on a list: run() frees it
+                                 * and never calls the function again */
+    else
+        MPL_free(c);
+}
+
+/* a notification request keeps its function: it runs after each completed
+ * activation (MPIR_CONT_REARM) until the function is removed or the request
+ * freed; any other request is a one-time continuation without a
+ * continuation request */
+int MPIR_Request_on_complete_impl(MPIR_Request * req, MPIX_Request_complete_function * fn,
+                                  void *arg)
+{
+    int mpi_errno = MPI_SUCCESS;
+    bool keeps = req->kind == MPIR_REQUEST_KIND__NOTIFY;
+    op_t *op;
+    cont_t *c;
+
+    /* checked also without error checking: the kind decides what req is */
+    MPIR_ERR_CHKANDJUMP(!keeps && (MPIR_Request_is_persistent(req) ||
+                                   MPIR_Request_is_partitioned(req) ||
+                                   req->kind == MPIR_REQUEST_KIND__MPROBE ||
+                                   req->kind == MPIR_REQUEST_KIND__CONTINUE), mpi_errno,
+                        MPI_ERR_REQUEST, "**reqcbkind");
+    HASH_FIND_PTR(watched, &req, op);
+    if (keeps && op) {
+        /* replace or remove the function set before */
+        if (!fn) {
+            MPIR_Continue_op_freed(req);
+        } else {
+            op->cont->complete_fn = fn;
+            op->cont->cb_data = arg;
+        }
+        goto fn_exit;
+    }
+    MPIR_ERR_CHKANDJUMP1(!fn, mpi_errno, MPI_ERR_ARG, "**nullptr", "**nullptr %s", "fn");
+    c = cont_create(1);
+    MPIR_ERR_CHKANDJUMP1(!c, mpi_errno, MPI_ERR_NO_MEM, "**nomem", "**nomem %s",
+                         "completion function");
+    c->complete_fn = fn;
+    c->cb_data = arg;
+    /* the function runs at a round of progress, never inside this call */
+    c->flags = MPIX_CONT_DEFER_COMPLETE | (keeps ? MPIR_CONT_REARM : 0);
+    c->count = 1;
+    c->ops[0].req = req;
+    c->ops[0].status = &c->status;
+    mpi_errno = attach(c);
+  fn_exit:
+    return mpi_errno;
+  fn_fail:
+    goto fn_exit;
+}
