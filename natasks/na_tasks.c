@@ -2,15 +2,19 @@
  * libnatasks: the completion of an OpenMP task bound to MPI requests.
  *
  * Where it happens:
- *   NA_Task_iwait*, NA_Task_istart  register a wait: one MPICH completion
- *                                   function per request (on_request_done)
- *   MPICH's progress engine         calls on_request_done once a request has
- *                                   completed, in whichever thread drives
- *                                   progress, outside MPICH's lock (two
- *                                   requests of one wait: maybe at once)
- *   on_request_done -> wait_release the last request of a wait fulfills the
- *                                   task's detach event: its dependent tasks
- *                                   become ready
+ *   NA_Task_iwait*, NA_Task_istart  register a wait: one continuation
+ *                                   (MPIX_Continueall, MPIX_Continue) for all
+ *                                   its requests, with the caller's status
+ *                                   array and the task's event as its data
+ *   MPICH's progress engine         completes each request as MPI_Test would
+ *                                   (status written, a nonpersistent request
+ *                                   freed) and, once all have, calls
+ *                                   on_wait_done once, in whichever thread
+ *                                   drives progress, outside MPICH's lock
+ *                                   (or inside the registering call if all
+ *                                   were complete already)
+ *   on_wait_done                    fulfills the task's detach event: its
+ *                                   dependent tasks become ready
  *   poll_thread / poll_task         drive progress while waits are
  *                                   outstanding: MPI_Test of a receive that
  *                                   never matches is a full round of
@@ -23,7 +27,8 @@
  *                                   so no PMPI wrapper stands in the way of
  *                                   profilers and other tools
  *
- * No request is tested from here: completion is pushed by MPICH.
+ * No request is tested from here: completion is pushed by MPICH, and a wait
+ * needs no memory of its own (the event is the continuation's data).
  */
 #define _GNU_SOURCE
 #include "na_tasks.h"
@@ -32,6 +37,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,18 +51,21 @@
 
 enum polling { POLL_THREAD, POLL_TASK };
 
-struct wait_slot {
-    struct na_wait *w;
-    int i;
-};
+/* The event travels as the continuation's void *: an enum of uintptr_t's
+ * range in GCC's and LLVM's omp.h (checked here for any other) */
+_Static_assert(sizeof(omp_event_handle_t) <= sizeof(uintptr_t),
+               "omp_event_handle_t does not fit in a pointer");
 
-struct na_wait {
-    omp_event_handle_t event;
-    atomic_int remaining;       /* requests not complete + 1 while registering */
-    MPI_Status *statuses;       /* [count], or NULL for MPI_STATUS(ES)_IGNORE */
-    MPI_Request persistent;     /* NA_Task_istart: the request to detach from */
-    struct wait_slot slot[];
-};
+/* Continuation flags of every wait.  MPIX_CONT_INVOKE_FAILED: without it a
+ * failed request's callback would never run and its task would hang; with
+ * it the task completes, each status holding its request's error.  No
+ * MPIX_CONT_DEFER_COMPLETE: a wait whose requests are all complete already
+ * (or MPI_REQUEST_NULL, or none) is fulfilled inside the registering call,
+ * as the layer always did, without waiting for a round of progress;
+ * omp_fulfill_event from the task's own body is allowed (the task completes
+ * when its body has returned too), takes only the runtime's own lock and
+ * runs no task, so locks the caller holds do not matter. */
+#define NA_CONT_FLAGS MPIX_CONT_INVOKE_FAILED
 
 static pthread_mutex_t init_mutex = PTHREAD_MUTEX_INITIALIZER;
 static int initialized;         /* 1: ready, -1: refused (thread level) */
@@ -148,10 +157,10 @@ static void poller_wake(void)
 }
 
 /* Tasks must have completed before MPI_Finalize; a progress thread may still
- * be inside MPICH (the last completion function runs there), so it stops and
- * is joined before MPICH tears down: MPI_Finalize deletes MPI_COMM_SELF's
- * attributes first (patch 0018 makes MPICH 4.0.2 do it while its locks are
- * still on), and this is the delete callback of one. */
+ * be inside MPICH (the last callback runs there), so it stops and is joined
+ * before MPICH tears down: MPI_Finalize deletes MPI_COMM_SELF's attributes
+ * first (patch 0018 makes MPICH 4.0.2 do it while its locks are still on),
+ * and this is the delete callback of one. */
 static int at_finalize(MPI_Comm comm, int keyval, void *value, void *extra)
 {
     (void) comm;
@@ -251,43 +260,30 @@ static int init_once(void)
     return err;
 }
 
-static void wait_release(struct na_wait *w)
+/* A wait is outstanding: the polling service must run.  pending goes up
+ * before the continuation is registered, so that the poller sees it before
+ * the callback can take it down again. */
+static void wait_begin(void)
 {
-    if (atomic_fetch_sub(&w->remaining, 1) != 1)
-        return;
-    omp_event_handle_t event = w->event;
-    if (w->persistent != MPI_REQUEST_NULL)      /* MPI_Wait leaves it with no function */
-        MPIX_Request_on_complete(w->persistent, NULL, NULL);
-    free(w);
+    if (atomic_fetch_add(&pending, 1) == 0 || polling == POLL_TASK)
+        poller_wake();
+}
+
+/* The wait is over (pending is down before the event is fulfilled: once
+ * the task has completed, NA_Tasks_pending no longer counts it). */
+static void wait_end(omp_event_handle_t event)
+{
     atomic_fetch_sub(&pending, 1);
     omp_fulfill_event(event);
 }
 
-/* MPICH's completion function, one call per request */
-static void on_request_done(MPI_Status * status, void *arg)
+/* MPICH's continuation callback: every request of the wait has completed
+ * (or failed: the statuses say which); its return value is ignored */
+static int on_wait_done(int error_code, void *cb_data)
 {
-    struct wait_slot *s = arg;
-    if (s->w->statuses)
-        s->w->statuses[s->i] = *status;
-    wait_release(s->w);
-}
-
-static struct na_wait *wait_new(omp_event_handle_t event, int count, MPI_Status * statuses)
-{
-    struct na_wait *w = malloc(sizeof(*w) + (size_t) count * sizeof(w->slot[0]));
-    if (!w)
-        return NULL;
-    w->event = event;
-    atomic_init(&w->remaining, count + 1);
-    w->statuses = statuses;
-    w->persistent = MPI_REQUEST_NULL;
-    for (int i = 0; i < count; i++) {
-        w->slot[i].w = w;
-        w->slot[i].i = i;
-    }
-    if (atomic_fetch_add(&pending, 1) == 0 || polling == POLL_TASK)
-        poller_wake();
-    return w;
+    (void) error_code;
+    wait_end((omp_event_handle_t) (uintptr_t) cb_data);
+    return MPI_SUCCESS;
 }
 
 int NA_Task_iwaitall(omp_event_handle_t event, int count, MPI_Request * requests,
@@ -296,31 +292,18 @@ int NA_Task_iwaitall(omp_event_handle_t event, int count, MPI_Request * requests
     int err = init_once();
     if (err == MPI_SUCCESS && (count < 0 || (count > 0 && !requests)))
         err = na_error(count < 0 ? MPI_ERR_COUNT : MPI_ERR_ARG, NULL);
-    struct na_wait *w = NULL;
-    if (err == MPI_SUCCESS && !(w = wait_new(event, count, statuses == MPI_STATUSES_IGNORE ?
-                                              NULL : statuses)))
-        err = na_error(MPI_ERR_NO_MEM, NULL);
     if (err != MPI_SUCCESS) {
         omp_fulfill_event(event);       /* the task must not hang */
         return err;
     }
-    for (int i = 0; i < count; i++) {
-        if (requests[i] == MPI_REQUEST_NULL) {
-            if (w->statuses)    /* as MPI_Waitall: an empty status */
-                MPI_Request_get_status(MPI_REQUEST_NULL, &(int) { 0 }, &w->statuses[i]);
-            atomic_fetch_sub(&w->remaining, 1);
-            continue;
-        }
-        err = MPIX_Request_on_complete(requests[i], on_request_done, &w->slot[i]);
-        if (err != MPI_SUCCESS) {
-            /* those handed over already complete the wait; this and the
-             * rest stay the caller's */
-            atomic_fetch_sub(&w->remaining, count - i);
-            break;
-        }
-        requests[i] = MPI_REQUEST_NULL;
-    }
-    wait_release(w);    /* the registration's own count */
+    wait_begin();
+    /* MPI_REQUEST_NULL entries complete at once with an empty status (as in
+     * MPI_Waitall); the handles become MPI_REQUEST_NULL; on an error
+     * nothing was registered and every request is still the caller's */
+    err = MPIX_Continueall(count, requests, on_wait_done, (void *) (uintptr_t) event,
+                           NA_CONT_FLAGS, statuses, MPI_REQUEST_NULL);
+    if (err != MPI_SUCCESS)
+        wait_end(event);
     return err;
 }
 
@@ -335,25 +318,22 @@ int NA_Task_istart(omp_event_handle_t event, MPI_Request * request, MPI_Status *
     int err = init_once();
     if (err == MPI_SUCCESS && (!request || *request == MPI_REQUEST_NULL))
         err = na_error(MPI_ERR_REQUEST, NULL);
-    struct na_wait *w = NULL;
-    if (err == MPI_SUCCESS && !(w = wait_new(event, 1, status == MPI_STATUS_IGNORE ? NULL : status)))
-        err = na_error(MPI_ERR_NO_MEM, NULL);
+    if (err == MPI_SUCCESS)
+        err = MPI_Start(request);
     if (err != MPI_SUCCESS) {
         omp_fulfill_event(event);
         return err;
     }
-    w->persistent = *request;
-    /* started first: a function set on an active request would also be
-     * given an activation that completed earlier; one that completes
-     * before the function is set is handed to it at the next round */
-    err = MPI_Start(request);
-    if (err == MPI_SUCCESS)
-        err = MPIX_Request_on_complete(*request, on_request_done, &w->slot[0]);
-    if (err != MPI_SUCCESS) {
-        w->persistent = MPI_REQUEST_NULL;
-        atomic_fetch_sub(&w->remaining, 1);
-    }
-    wait_release(w);
+    wait_begin();
+    /* MPIX_Continue sets the handle it is given to MPI_REQUEST_NULL but
+     * neither frees nor keeps a persistent request: the caller's handle
+     * stays valid, the request inactive once the callback has run (as after
+     * MPI_Wait), with nothing left on it */
+    MPI_Request op = *request;
+    err = MPIX_Continue(&op, on_wait_done, (void *) (uintptr_t) event, NA_CONT_FLAGS, status,
+                        MPI_REQUEST_NULL);
+    if (err != MPI_SUCCESS)
+        wait_end(event);        /* the request is active: the caller's to wait */
     return err;
 }
 

@@ -13,11 +13,11 @@
  *
  * The task's body returns at once; the task completes, and its dependent
  * tasks become ready, when the requests have completed: MPICH calls the
- * layer's completion function (MPIX_Request_on_complete) from its progress
- * engine, which fulfills the task's detach event.  A polling service drives
- * that progress while tasks wait: a progress thread (NA_TASKS_POLLING=thread,
- * the default) or a polling task (NA_TASKS_POLLING=task).  See
- * na_tasks(3) / doc/man/NA_Task_iwait.md.
+ * layer's continuation (MPIX_Continueall) from its progress engine once all
+ * of them have, which fulfills the task's detach event.  A polling service
+ * drives that progress while tasks wait: a progress thread
+ * (NA_TASKS_POLLING=thread, the default) or a polling task
+ * (NA_TASKS_POLLING=task).  See na_tasks(3) / doc/man/NA_Task_iwait.md.
  *
  * OpenMP of GCC (libgomp) has no call that finds the running task's detach
  * event, so the event is an argument (TAMPI's TAMPI_Iwait finds it through
@@ -38,8 +38,10 @@ extern "C" {
 /* Bind the completion of the calling task (created with detach(event)) to
  * a nonpersistent request (a receive, a send, MPI_Rput_notify's ...).  The
  * request is taken over: *request becomes MPI_REQUEST_NULL at once, and
- * *status (unless MPI_STATUS_IGNORE) is written before the task completes.
- * An MPI_REQUEST_NULL request completes the task at the end of its body. */
+ * *status (unless MPI_STATUS_IGNORE) is written before the task completes,
+ * so it must stay valid until then.  A failed request completes the task
+ * too, its error in the status.  An MPI_REQUEST_NULL request completes the
+ * task at the end of its body. */
 int NA_Task_iwait(omp_event_handle_t event, MPI_Request * request, MPI_Status * status);
 
 /* The same for count requests: the task completes when all have. */
@@ -51,9 +53,10 @@ int NA_Task_iwaitall(omp_event_handle_t event, int count, MPI_Request * requests
  * inactive once the task has completed, as after MPI_Wait. */
 int NA_Task_istart(omp_event_handle_t event, MPI_Request * request, MPI_Status * status);
 
-/* Errors go to MPI_COMM_WORLD's error handler and are returned; the task
- * still completes (once the requests handed over before the error have),
- * so that it never hangs. */
+/* Errors go to MPI_COMM_WORLD's error handler and are returned; no request
+ * has been handed over then (all are still the caller's; NA_Task_istart's
+ * may be active) and the task completes at the end of its body, so that it
+ * never hangs. */
 
 /* Waits outstanding in this process (for tests and statistics). */
 int NA_Tasks_pending(void);

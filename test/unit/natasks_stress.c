@@ -7,26 +7,37 @@
  *     enters an MPI call again while inside one aborts (MPICH asserts under
  *     MPI_THREAD_MULTIPLE);
  *   - requests whose completion a "network" thread marks at random times,
- *     under that lock (as MPICH's progress marks completion);
+ *     under that lock (as MPICH's progress marks completion); now and then
+ *     it fails a nonpersistent one (MOCK_ERR_FAILED);
+ *   - continuations, modelled on src/mpi/request/continue.c: MPIX_Continueall
+ *     and MPIX_Continue check every request before touching any (an error
+ *     changes nothing), then watch each active one; MPI_REQUEST_NULL and
+ *     inactive persistent requests count as complete with an empty status;
+ *     a request complete already is completed at once.  Completing a
+ *     request is what MPI_Test does: its status (MPI_ERROR its error) into
+ *     the caller's slot, a nonpersistent request freed, a persistent one
+ *     made inactive and no longer watched (still usable: the caller's other
+ *     copy of the handle).  The callback runs once, after the last request
+ *     of its continuation, with the first error; a failed request without
+ *     MPIX_CONT_INVOKE_FAILED is fatal (MPICH raises it on MPI_COMM_WORLD's
+ *     error handler and the callback never runs).  The handles are set to
+ *     MPI_REQUEST_NULL (MPIX_Continue's always, MPIX_Continueall's unless
+ *     MPIX_CONT_REQBUF_VOLATILE); continuation requests are not modelled
+ *     (na_tasks.c registers with MPI_REQUEST_NULL);
  *   - MPI_Test of the layer's probe receive (MPI_Irecv on its duplicate of
  *     MPI_COMM_SELF, which nothing matches: flag stays 0) = one round of
- *     progress, modelled on progress_hook of src/mpi/request/request_callback.c:
- *     under the lock, each handed-over nonpersistent request that has
- *     completed is taken off its list, freed as by MPI_Test, and given a
- *     status naming it (source, tag, activation); then for each: the lock
- *     is released, its function called, the lock taken again; then each
- *     persistent request due is taken off the list of requests due, made
- *     inactive, and its function called the same way.  The functions run
- *     outside the lock, so their MPI calls (the release of NA_Task_istart
- *     removes its function) take it normally, and another thread may run a
- *     round meanwhile: in the stress phase the workers now and then drive a
- *     round themselves (an MPI call of the application);
- *   - persistent requests keep their function across activations until it
- *     is removed with NULL; MPI_Start activates (an "immediate" request
+ *     progress, modelled on MPIR_Continue_progress: under the lock, each
+ *     watched request found complete is completed and taken off the list;
+ *     the continuations whose last request it was, and those deferred
+ *     (MPIX_CONT_DEFER_COMPLETE) since the last round, run one by one: the
+ *     lock is released, the callback called, the lock taken again.  A
+ *     continuation complete at registration runs inside MPIX_Continue(all)
+ *     the same way, outside the lock.  Callbacks thus run in any thread that
+ *     makes progress, and another thread may run a round meanwhile: in the
+ *     stress phase the workers now and then drive a round themselves (an
+ *     MPI call of the application);
+ *   - MPI_Start activates a persistent request (an "immediate" one
  *     completes inside MPI_Start, as an MPI_PROC_NULL notification request);
- *     an activation that has completed when its function is set, or that
- *     completes with a function set, is due at the next round (NA_Task_istart
- *     starts the request before it sets the function);
  *   - MPI_Cancel + MPI_Wait of the probe receive, MPI_Comm_free of its
  *     communicator; attributes on MPI_COMM_SELF (one keyval); MPI_Finalize
  *     first calls their delete callbacks, outside the lock (MPICH with
@@ -38,21 +49,24 @@
  * of NA_TASKS_POLLING=task is compiled out, so the progress thread, the
  * default, is what is tested); omp_fulfill_event is defined here: the event
  * handle points to a struct of the test that a worker thread blocks on.
- * Fulfilling aborts if the event was fulfilled already, if a status of the
- * wait is not written yet, or if a request's function has not run (or ran
- * twice, or a persistent request still has its function).
+ * Fulfilling aborts if the event was fulfilled already, if a request of the
+ * wait has not been completed by its continuation (status written, freed or
+ * made inactive, no longer watched), if no callback covering it has run or
+ * more than one has, or if a status is wrong (source, tag, activation and
+ * error of its request; an empty one for MPI_REQUEST_NULL).
  *
  *   natasks_stress [threads] [iterations] [maxreqs] [period_us]
  *
  * Without period_us it runs itself twice, with NA_TASKS_PERIOD_US=0 and =50,
  * and prints "No Errors" when both passed.  Each run: THREADS workers each
  * make ITERATIONS waits (NA_Task_iwait, NA_Task_iwaitall of 0..MAXREQS
- * requests with MPI_REQUEST_NULL entries and/or MPI_STATUSES_IGNORE,
- * NA_Task_istart of a persistent request of the worker) in blocks of phases:
- * requests completing at random times; requests complete before the wait is
- * registered; random pauses between waits; and waits taken one at a time
- * after the progress thread went to sleep (or while it is going to), which
- * count its sleep/wake cycles.  A wait not fulfilled within 30 s is a lost
+ * requests with MPI_REQUEST_NULL entries and/or MPI_STATUSES_IGNORE, some
+ * of them failing, NA_Task_istart of a persistent request of the worker)
+ * in blocks of phases: requests completing at random times; requests
+ * complete before the wait is registered (the callback runs inside the
+ * call); random pauses between waits; and waits taken one at a time after
+ * the progress thread went to sleep (or while it is going to), which count
+ * its sleep/wake cycles.  A wait not fulfilled within 30 s is a lost
  * wake-up.  At the end the test calls MPI_Finalize: the delete callback of
  * na_tasks.c's MPI_COMM_SELF attribute must stop and join the progress
  * thread, cancel and wait its probe receive and free the communicator
@@ -162,36 +176,58 @@ static int hook_join(pthread_t t, void **ret)
 }
 
 /* ------------------------------------------------------------ mock MPICH */
+/* the error of a request the network fails (MPICH's MPI_ERR_TRUNCATE) */
+#define MOCK_ERR_FAILED 14
+#define CONT_PUBLIC_FLAGS (MPIX_CONT_REQBUF_VOLATILE | MPIX_CONT_PERSISTENT |   \
+                           MPIX_CONT_POLL_ONLY | MPIX_CONT_DEFER_COMPLETE |     \
+                           MPIX_CONT_INVOKE_FAILED | MPIX_CONT_IMMEDIATE |      \
+                           MPIX_CONT_FORGET)
+
+struct mock_cont;
+
 struct mock_request {
     int persistent, immediate;  /* immediate: MPI_Start completes it (MPI_PROC_NULL) */
     int source, tag;
     int active, complete;       /* complete: set by the network thread */
-    int handed, freed;          /* nonpersistent: handed over, freed by progress */
-    MPIX_Request_complete_function *fn;
-    void *arg;
-    int calls;                  /* function calls for this activation */
+    int err;                    /* the network failed it: its error */
+    int freed;                  /* nonpersistent: freed by its continuation */
+    struct mock_cont *cont;     /* the continuation watching it */
+    MPI_Status *status;         /* where its status goes, or MPI_STATUS_IGNORE */
+    int done;                   /* this activation completed by its continuation */
+    int cbs;                    /* callbacks run that cover this activation */
     int activation;
-    int listed;                 /* on the handed-over list (nonpersistent) or
-                                 * the list of requests due (persistent) */
+    int listed;                 /* on the watched list */
     struct mock_request *next, *prev;
     int inflight;               /* index in the network's list, or -1 */
-    MPI_Status st;              /* nonpersistent: the status taken at completion */
     int never, cancelled;       /* the layer's probe receive (MPI_Irecv) */
+};
+
+/* a registered continuation (struct MPIR_Continuation of continue.c) */
+struct mock_cont {
+    MPIX_Continue_cb_function *cb;
+    void *cb_data;
+    int flags;
+    int remaining;              /* requests not complete yet */
+    int err;                    /* first error among them */
+    struct mock_cont *next;     /* on runnable or a round's list */
+    int count;
+    struct mock_request *ops[]; /* the watched ones; NULL: complete at registration */
 };
 
 static uint64_t base_seed;      /* NATASKS_STRESS_SEED, else from the clock */
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;     /* MPICH's global lock */
 static __thread int in_mpi;     /* this thread holds g_lock */
 static pthread_cond_t net_cond = PTHREAD_COND_INITIALIZER;
-static struct mock_request *handed_list;        /* nonpersistent, function set */
-static struct mock_request *due_list;   /* persistent, complete, function set */
+static struct mock_request *watched;    /* requests of continuations, not complete */
+static struct mock_cont *runnable, **runnable_tail = &runnable;  /* deferred */
 static struct mock_request **inflight;  /* active, not complete */
 static int ninflight, inflight_cap, net_stop;
-static long progress_rounds, app_rounds, fn_calls, max_in_round;
+static long progress_rounds, app_rounds, cb_calls, cb_in_call, cb_failed, ops_failed;
+static long max_in_round;
 static int in_round;            /* threads inside a round of progress */
 
 /* MPICH under MPI_THREAD_MULTIPLE asserts when a thread enters its global
- * critical section again: a completion function runs outside it */
+ * critical section again: a callback runs outside it */
 static void lock_g(void)
 {
     if (in_mpi)
@@ -249,14 +285,6 @@ static void list_del(struct mock_request **head, struct mock_request *r)
         r->next->prev = r->prev;
 }
 
-/* MPIR_Request_callback_due: a persistent request with a function whose
- * activation has completed */
-static void make_due(struct mock_request *r)
-{
-    if (!r->listed)
-        list_add(&due_list, r);
-}
-
 static void net_post(struct mock_request *r)       /* under g_lock */
 {
     if (ninflight == inflight_cap) {
@@ -268,17 +296,6 @@ static void net_post(struct mock_request *r)       /* under g_lock */
     pthread_cond_signal(&net_cond);
 }
 
-static void net_complete(int k)     /* under g_lock */
-{
-    struct mock_request *r = inflight[k];
-    inflight[k] = inflight[--ninflight];
-    inflight[k]->inflight = k;
-    r->inflight = -1;
-    r->complete = 1;
-    if (r->persistent && r->fn)
-        make_due(r);            /* count_toward: due for the next round */
-}
-
 static uint64_t rnd(uint64_t * s)
 {
     uint64_t x = *s;
@@ -286,6 +303,21 @@ static uint64_t rnd(uint64_t * s)
     x ^= x >> 7;
     x ^= x << 17;
     return *s = x;
+}
+
+static void net_complete(int k, uint64_t * seed)    /* under g_lock */
+{
+    struct mock_request *r = inflight[k];
+    inflight[k] = inflight[--ninflight];
+    inflight[k]->inflight = k;
+    r->inflight = -1;
+    r->complete = 1;
+    /* now and then a receive fails (truncated): its wait completes all the
+     * same, the error in its status */
+    if (!r->persistent && rnd(seed) % 32 == 0) {
+        r->err = MOCK_ERR_FAILED;
+        ops_failed++;
+    }
 }
 
 static void *network(void *arg)
@@ -299,7 +331,7 @@ static void *network(void *arg)
             break;
         int burst = 1 + (int) (rnd(&seed) % 3);
         for (int b = 0; b < burst && ninflight > 0; b++)
-            net_complete((int) (rnd(&seed) % (unsigned) ninflight));
+            net_complete((int) (rnd(&seed) % (unsigned) ninflight), &seed);
         UNLOCK();
         unsigned d = rnd(&seed) % 16;
         if (d >= 14)
@@ -356,69 +388,102 @@ static void set_status(MPI_Status * st, struct mock_request *r)
 {
     st->MPI_SOURCE = r->source;
     st->MPI_TAG = r->tag;
-    st->MPI_ERROR = MPI_SUCCESS;
+    st->MPI_ERROR = r->err;
     st->count = r->activation;
 }
 
-/* MPIR_CALL_USER of request_callback.c: the function runs outside the global
- * lock; another thread may run a round meanwhile */
-static void call_user(MPIX_Request_complete_function * fn, MPI_Status * st, void *arg)
+/* MPIR_Status_set_empty: MPI_ERROR is left alone */
+static void set_empty(MPI_Status * st)
 {
-    UNLOCK();
-    fn(st, arg);
-    LOCK();
+    st->MPI_SOURCE = MPI_ANY_SOURCE;
+    st->MPI_TAG = MPI_ANY_TAG;
+    st->count = 0;
 }
 
-/* a round of progress (progress_hook of request_callback.c), under g_lock: the
- * items are taken off their lists under the lock, the functions called
- * outside it; r is not touched after its call (its wait may be fulfilled
- * and the request freed by the worker) */
+/* op_complete of continue.c, what MPI_Test does to a completed request:
+ * its status, then a nonpersistent request is freed, a persistent one made
+ * inactive; either way no longer watched (under g_lock) */
+static void op_complete(struct mock_request *r)
+{
+    struct mock_cont *c = r->cont;
+    if (r->status != MPI_STATUS_IGNORE)
+        set_status(r->status, r);
+    if (r->err != MPI_SUCCESS && c->err == MPI_SUCCESS)
+        c->err = r->err;
+    list_del(&watched, r);
+    r->cont = NULL;
+    r->status = NULL;
+    r->active = 0;
+    if (!r->persistent)
+        r->freed = 1;
+    r->done = 1;
+    c->remaining--;
+}
+
+static void runnable_add(struct mock_cont *c)
+{
+    c->next = NULL;
+    *runnable_tail = c;
+    runnable_tail = &c->next;
+}
+
+/* run() of continue.c, under g_lock: the callback runs outside it
+ * (MPIR_CALL_USER), so another thread may run a round meanwhile; c is freed
+ * first and its requests not touched after the call (the wait may be
+ * fulfilled and its requests freed by the worker) */
+static void cont_run(struct mock_cont *c)
+{
+    if (c->err != MPI_SUCCESS && !(c->flags & MPIX_CONT_INVOKE_FAILED))
+        die("a failed request's continuation without MPIX_CONT_INVOKE_FAILED: its callback "
+            "never runs (MPICH calls MPI_COMM_WORLD's error handler, fatal), the task would "
+            "hang");
+    for (int i = 0; i < c->count; i++) {
+        struct mock_request *r = c->ops[i];
+        if (r && ++r->cbs != 1)
+            die("request %d/%d: a second callback for one activation", r->source, r->tag);
+    }
+    MPIX_Continue_cb_function *cb = c->cb;
+    void *cb_data = c->cb_data;
+    int err = c->err;
+    cb_calls++;
+    if (err != MPI_SUCCESS)
+        cb_failed++;
+    free(c);
+    UNLOCK();
+    (void) cb(err, cb_data);    /* its return value carries nothing */
+    LOCK();
+    check_live("a continuation's callback");
+}
+
+/* a round of progress (MPIR_Continue_progress), under g_lock: requests found
+ * complete are completed and leave the watched list under the lock; the
+ * continuations they made ready, then the deferred ones, run one by one */
 static void progress_round(void)
 {
     progress_rounds++;
     if (++in_round > max_in_round)
         max_in_round = in_round;
-    struct mock_request *done = NULL, *r, *nx;
-    for (r = handed_list; r; r = nx) {
+    struct mock_cont *now = NULL, **tail = &now, *c;
+    struct mock_request *r, *nx;
+    for (r = watched; r; r = nx) {
         nx = r->next;
-        if (!r->complete)
+        if (!r->complete || !r->active)
             continue;
-        /* what MPI_Test does: status, then the request is freed */
-        list_del(&handed_list, r);
-        r->active = 0;
-        r->freed = 1;
-        set_status(&r->st, r);
-        list_add(&done, r);
+        c = r->cont;
+        op_complete(r);
+        if (c->remaining == 0) {
+            c->next = NULL;
+            *tail = c;
+            tail = &c->next;
+        }
     }
-    while (done) {
-        r = done;
-        list_del(&done, r);
-        MPI_Status st = r->st;
-        MPIX_Request_complete_function *fn = r->fn;
-        void *arg = r->arg;
-        if (++r->calls != 1)
-            die("function of request %d/%d called twice", r->source, r->tag);
-        fn_calls++;
-        call_user(fn, &st, arg);
-        check_live("a round of progress");
-    }
-    while (due_list) {
-        r = due_list;
-        list_del(&due_list, r);
-        if (!r->active)
-            continue;
-        if (!r->fn)
-            die("request %d/%d due without a function", r->source, r->tag);
-        MPI_Status st;
-        r->active = 0;          /* as MPI_Test: inactive; the function stays */
-        set_status(&st, r);
-        MPIX_Request_complete_function *fn = r->fn;
-        void *arg = r->arg;
-        if (++r->calls != 1)
-            die("function of request %d/%d called twice", r->source, r->tag);
-        fn_calls++;
-        call_user(fn, &st, arg);
-        check_live("a round of progress");
+    *tail = runnable;
+    runnable = NULL;
+    runnable_tail = &runnable;
+    while (now) {
+        c = now;
+        now = c->next;
+        cont_run(c);
     }
     in_round--;
 }
@@ -571,23 +636,6 @@ int MPI_Comm_call_errhandler(MPI_Comm comm, int errorcode)
     die("MPI_Comm_call_errhandler(%d, %d): na_tasks.c reported an error", comm, errorcode);
 }
 
-int MPI_Request_get_status(MPI_Request request, int *flag, MPI_Status * status)
-{
-    LOCK();
-    check_live("MPI_Request_get_status");
-    if (request != MPI_REQUEST_NULL)
-        die("MPI_Request_get_status of a request (only MPI_REQUEST_NULL expected)");
-    *flag = 1;
-    if (status != MPI_STATUS_IGNORE) {
-        status->MPI_SOURCE = MPI_ANY_SOURCE;
-        status->MPI_TAG = MPI_ANY_TAG;
-        status->MPI_ERROR = MPI_SUCCESS;
-        status->count = 0;
-    }
-    UNLOCK();
-    return MPI_SUCCESS;
-}
-
 int MPI_Start(MPI_Request * request)
 {
     LOCK();
@@ -599,57 +647,110 @@ int MPI_Start(MPI_Request * request)
         UNLOCK();
         return MPI_ERR_REQUEST;
     }
+    if (r->cont)
+        die("MPI_Start of request %d/%d: inactive but still watched", r->source, r->tag);
     r->active = 1;
     r->complete = 0;
-    r->calls = 0;
+    r->done = 0;
+    r->cbs = 0;
     r->activation++;
-    if (r->immediate) {
+    if (r->immediate)
         r->complete = 1;        /* MPI_PROC_NULL: complete at once */
-        if (r->fn)
-            make_due(r);        /* its function runs at the next round */
-    } else {
+    else
         net_post(r);
-    }
     UNLOCK();
     return MPI_SUCCESS;
 }
 
-int MPIX_Request_on_complete(MPI_Request request, MPIX_Request_complete_function * fn,
-                             void *extra_state)
+/* MPIR_Continueall_impl and attach of continue.c, under g_lock: every
+ * request is checked before any is touched (an error changes nothing) */
+static int continueall(int count, MPI_Request reqs[], MPIX_Continue_cb_function * cb,
+                       void *cb_data, int flags, MPI_Status statuses[],
+                       MPI_Request cont_request)
+{
+    if (count < 0)
+        return MPI_ERR_COUNT;
+    if (!cb || (flags & ~CONT_PUBLIC_FLAGS))
+        return MPI_ERR_ARG;
+    if (flags & MPIX_CONT_FORGET)
+        cont_request = MPI_REQUEST_NULL;
+    if (cont_request != MPI_REQUEST_NULL)
+        die("a continuation request: not modelled (na_tasks.c registers without one)");
+    for (int i = 0; i < count; i++) {
+        struct mock_request *r = reqs[i];
+        if (!r)
+            continue;
+        if (r->freed)
+            die("MPIX_Continue of request %d/%d, freed already", r->source, r->tag);
+        if (r->never || r->cont)        /* **contoptwice */
+            return MPI_ERR_REQUEST;
+        for (int j = 0; j < i; j++)
+            if (reqs[j] == r)
+                return MPI_ERR_REQUEST;
+    }
+    struct mock_cont *c = calloc(1, sizeof(*c) + (size_t) count * sizeof(c->ops[0]));
+    c->cb = cb;
+    c->cb_data = cb_data;
+    c->flags = flags;
+    c->count = count;
+    c->remaining = count;
+    for (int i = 0; i < count; i++) {
+        struct mock_request *r = reqs[i];
+        MPI_Status *st = statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[i];
+        if (!r || !r->active) {
+            /* MPI_REQUEST_NULL, an inactive persistent request: complete,
+             * an empty status (as MPI_Test of them) */
+            if (st != MPI_STATUS_IGNORE)
+                set_empty(st);
+            c->remaining--;
+            continue;
+        }
+        c->ops[i] = r;
+        r->cont = c;
+        r->status = st;
+        list_add(&watched, r);
+        if (r->complete)
+            op_complete(r);
+    }
+    if (c->remaining == 0) {
+        if (flags & MPIX_CONT_DEFER_COMPLETE) {
+            runnable_add(c);    /* at the next round */
+        } else {
+            cb_in_call++;
+            cont_run(c);        /* inside this call, outside the lock */
+        }
+    }
+    return MPI_SUCCESS;
+}
+
+int MPIX_Continueall(int count, MPI_Request array_of_op_requests[],
+                     MPIX_Continue_cb_function * cb, void *cb_data, int flags,
+                     MPI_Status array_of_statuses[], MPI_Request cont_request)
 {
     LOCK();
-    check_live("MPIX_Request_on_complete");
-    struct mock_request *r = request;
-    if (!r || r->never) {
-        UNLOCK();
-        return MPI_ERR_REQUEST;
-    }
-    if (!r->persistent) {
-        /* handed over: checked at each round, also when complete already */
-        if (!fn) {
-            UNLOCK();
-            return MPI_ERR_ARG;
-        }
-        if (r->handed || r->freed)
-            die("request %d/%d handed over twice", r->source, r->tag);
-        r->handed = 1;
-        r->fn = fn;
-        r->arg = extra_state;
-        list_add(&handed_list, r);
-    } else if (!fn) {
-        /* MPIR_Request_callback_free */
-        list_del(&due_list, r);
-        r->fn = NULL;
-        r->arg = NULL;
-    } else {
-        r->fn = fn;
-        r->arg = extra_state;
-        /* an activation that completed before the function was set */
-        if (r->active && r->complete)
-            make_due(r);
-    }
+    check_live("MPIX_Continueall");
+    int err = continueall(count, array_of_op_requests, cb, cb_data, flags, array_of_statuses,
+                          cont_request);
+    /* the binding, after the callback may have run */
+    if (err == MPI_SUCCESS && !(flags & MPIX_CONT_REQBUF_VOLATILE))
+        for (int i = 0; i < count; i++)
+            array_of_op_requests[i] = MPI_REQUEST_NULL;
     UNLOCK();
-    return MPI_SUCCESS;
+    return err;
+}
+
+/* MPIX_Continue: also a persistent request's handle becomes MPI_REQUEST_NULL
+ * (the request stays, through another copy of the handle) */
+int MPIX_Continue(MPI_Request * op_request, MPIX_Continue_cb_function * cb, void *cb_data,
+                  int flags, MPI_Status * status, MPI_Request cont_request)
+{
+    LOCK();
+    check_live("MPIX_Continue");
+    int err = continueall(1, op_request, cb, cb_data, flags, status, cont_request);
+    if (err == MPI_SUCCESS)
+        *op_request = MPI_REQUEST_NULL;
+    UNLOCK();
+    return err;
 }
 
 /* attributes: one keyval, on MPI_COMM_SELF only (what na_tasks.c uses) */
@@ -759,33 +860,40 @@ static const char *check_wait(struct mock_event *e)
     static char msg[200];
     for (int i = 0; i < e->n; i++) {
         struct mock_request *r = e->reqs[i];
+        int err = MPI_SUCCESS, act = 0;
         if (r) {
             LOCK();
-            int bad = r->persistent ? (r->calls != 1 || r->fn || r->listed || r->active)
-                : (r->calls != 1 || !r->freed || r->listed);
-            int calls = r->calls;
+            /* completed as by MPI_Test, by a continuation whose callback has
+             * run, once: freed, or inactive, and no longer watched */
+            const char *bad = !r->done ? "not completed by its continuation"
+                : r->cbs != 1 ? "not exactly one callback ran for it"
+                : r->cont || r->listed ? "still watched"
+                : r->active ? "still active"
+                : !r->persistent && !r->freed ? "not freed" : NULL;
+            int cbs = r->cbs;
+            err = r->err;
+            act = r->activation;
             UNLOCK();
             if (bad) {
-                snprintf(msg, sizeof msg, "request %d of %d: function called %d times, "
-                         "%s", i, e->n, calls, r->persistent ? "persistent: function "
-                         "not removed or still active" : "not freed by progress");
+                snprintf(msg, sizeof msg, "request %d of %d (%s): %s (%d callbacks)", i, e->n,
+                         r->persistent ? "persistent" : "nonpersistent", bad, cbs);
                 return msg;
             }
         }
         if (!e->statuses)
             continue;
         MPI_Status *s = &e->statuses[i];
-        if (s->MPI_SOURCE == SENTINEL) {
+        if (s->MPI_SOURCE == SENTINEL || (r && s->MPI_ERROR == SENTINEL)) {
             snprintf(msg, sizeof msg, "status %d of %d not written", i, e->n);
             return msg;
         }
+        /* MPI_REQUEST_NULL: an empty status, whose MPI_ERROR MPI leaves alone */
         int src = r ? r->source : MPI_ANY_SOURCE, tag = r ? r->tag : MPI_ANY_TAG;
-        int act = r ? r->activation : 0;
         if (s->MPI_SOURCE != src || s->MPI_TAG != tag || s->count != act
-            || s->MPI_ERROR != MPI_SUCCESS) {
-            snprintf(msg, sizeof msg, "status %d of %d: source %d tag %d activation %d, "
-                     "want %d %d %d", i, e->n, s->MPI_SOURCE, s->MPI_TAG, s->count, src, tag,
-                     act);
+            || (r && s->MPI_ERROR != err)) {
+            snprintf(msg, sizeof msg, "status %d of %d: source %d tag %d activation %d "
+                     "error %d, want %d %d %d %d", i, e->n, s->MPI_SOURCE, s->MPI_TAG,
+                     s->count, s->MPI_ERROR, src, tag, act, err);
             return msg;
         }
     }
@@ -917,6 +1025,7 @@ static void *worker(void *arg)
             }
             e->reqs[i] = reqs[i];
             e->statuses[i].MPI_SOURCE = e->statuses[i].MPI_TAG = SENTINEL;
+            e->statuses[i].MPI_ERROR = SENTINEL;
         }
         if (early)
             atomic_fetch_add(&early_regs, 1);
@@ -973,7 +1082,7 @@ static void *worker(void *arg)
                     kind == K_ISTART ? "kept" : "MPI_REQUEST_NULL");
 
         /* stress phase: now and then the worker drives progress too (an MPI
-         * call of the application), so that functions run in two threads at
+         * call of the application), so that callbacks run in two threads at
          * once, the progress thread's round and this one */
         if (phase == PH_STRESS && rnd(&seed) % 4 == 0)
             mock_app_progress();
@@ -1064,7 +1173,9 @@ static int run(const char *period)
         die("MPI_Finalize ran %d times", atomic_load(&pmpi_finalize_calls));
     LOCK();
     int freed = comm_freed && never_waited;
-    long rounds = progress_rounds, calls = fn_calls, arounds = app_rounds, maxr = max_in_round;
+    long rounds = progress_rounds, calls = cb_calls, arounds = app_rounds, maxr = max_in_round;
+    long in_call = cb_in_call, failed_cbs = cb_failed, failed = ops_failed;
+    int left = watched != NULL || runnable != NULL;
     net_stop = 1;
     pthread_cond_signal(&net_cond);
     UNLOCK();
@@ -1075,16 +1186,21 @@ static int run(const char *period)
     long total = (long) nthreads * iterations;
     if (atomic_load(&fulfills) != total)
         die("%ld events fulfilled for %ld waits", atomic_load(&fulfills), total);
+    /* one continuation per wait, and none left behind */
+    if (calls != total || left)
+        die("%ld callbacks for %ld waits%s", calls, total,
+            left ? ", continuations still registered" : "");
     printf("natasks_stress: NA_TASKS_PERIOD_US=%s: %d threads x %d waits (iwait %ld, "
            "iwaitall %ld, istart %ld; %ld registered complete, %ld NULL entries, %ld "
-           "statuses ignored) in %.1f s; %ld rounds of progress (%ld by workers, up to %ld "
-           "at once), %ld functions; progress thread slept %ld times, woken for waits %ld "
-           "(%ld in lock-step)\n", period,
+           "statuses ignored, %ld requests failed) in %.1f s; %ld rounds of progress (%ld by "
+           "workers, up to %ld at once), %ld callbacks (%ld inside the call, %ld with an "
+           "error); progress thread slept %ld times, woken for waits %ld (%ld in "
+           "lock-step)\n", period,
            nthreads, iterations, atomic_load(&waits_by_kind[K_IWAIT]),
            atomic_load(&waits_by_kind[K_WAITALL]), atomic_load(&waits_by_kind[K_ISTART]),
            atomic_load(&early_regs), atomic_load(&null_entries), atomic_load(&ignored),
-           now() - t0, rounds, arounds, maxr, calls, sleeps, wakes,
-           atomic_load(&lockstep_sleeps));
+           failed, now() - t0, rounds, arounds, maxr, calls, in_call, failed_cbs, sleeps,
+           wakes, atomic_load(&lockstep_sleeps));
     fflush(stdout);
     free(th);
     free(inflight);

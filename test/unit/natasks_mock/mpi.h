@@ -1,7 +1,7 @@
 /* A stand-in mpi.h for test/unit/natasks_stress.c: the types and constants
  * natasks/na_tasks.c uses, nothing more.  The functions are defined by the
- * test (a model of MPICH's global lock, progress and completion functions),
- * so ThreadSanitizer sees every access. */
+ * test (a model of MPICH's global lock, progress and continuations), so
+ * ThreadSanitizer sees every access. */
 #ifndef NATASKS_MOCK_MPI_H
 #define NATASKS_MOCK_MPI_H
 
@@ -18,7 +18,6 @@ typedef struct {
 #define MPI_ERR_COUNT        2
 #define MPI_ERR_ARG         12
 #define MPI_ERR_OTHER       15
-#define MPI_ERR_NO_MEM      34
 
 #define MPI_COMM_NULL        0
 #define MPI_COMM_WORLD       1
@@ -36,7 +35,15 @@ typedef struct {
 #define MPI_THREAD_SERIALIZED 2
 #define MPI_THREAD_MULTIPLE   3
 
-typedef void (MPIX_Request_complete_function) (MPI_Status * status, void *extra_state);
+/* continuations, as mpi.h of the patched MPICH (patch 0021) declares them */
+typedef int (MPIX_Continue_cb_function) (int error_code, void *user_data);
+#define MPIX_CONT_REQBUF_VOLATILE (1 << 0)
+#define MPIX_CONT_PERSISTENT (1 << 1)
+#define MPIX_CONT_POLL_ONLY (1 << 2)
+#define MPIX_CONT_DEFER_COMPLETE (1 << 3)
+#define MPIX_CONT_INVOKE_FAILED (1 << 4)
+#define MPIX_CONT_IMMEDIATE (1 << 5)
+#define MPIX_CONT_FORGET (1 << 6)
 
 int MPI_Query_thread(int *provided);
 int MPI_Comm_dup(MPI_Comm comm, MPI_Comm * newcomm);
@@ -50,10 +57,12 @@ int MPI_Add_error_class(int *errorclass);
 int MPI_Add_error_code(int errorclass, int *errorcode);
 int MPI_Add_error_string(int errorcode, const char *string);
 int MPI_Comm_call_errhandler(MPI_Comm comm, int errorcode);
-int MPI_Request_get_status(MPI_Request request, int *flag, MPI_Status * status);
 int MPI_Start(MPI_Request * request);
-int MPIX_Request_on_complete(MPI_Request request, MPIX_Request_complete_function * fn,
-                             void *extra_state);
+int MPIX_Continue(MPI_Request * op_request, MPIX_Continue_cb_function * cb, void *cb_data,
+                  int flags, MPI_Status * status, MPI_Request cont_request);
+int MPIX_Continueall(int count, MPI_Request array_of_op_requests[],
+                     MPIX_Continue_cb_function * cb, void *cb_data, int flags,
+                     MPI_Status array_of_statuses[], MPI_Request cont_request);
 typedef int (MPI_Comm_copy_attr_function) (MPI_Comm comm, int keyval, void *extra_state,
                                            void *value_in, void *value_out, int *flag);
 typedef int (MPI_Comm_delete_attr_function) (MPI_Comm comm, int keyval, void *value,
