@@ -45,7 +45,7 @@ int MPIR_Continue_start(struct MPIR_Request *cont_req);
 int MPIR_Continue_poll(struct MPIR_Request *cont_req);
 int MPIR_Continue_completion_processing(struct MPIR_Request *cont_req, MPI_Status * status);
 void MPIR_Continue_request_free(struct MPIR_Request *cont_req);
-/* a persistent operation with a MPIR_CONT_REARM continuation is freed */
+/* MPI_Request_free of a persistent operation: a continuation on it lets go */
 void MPIR_Continue_op_freed(struct MPIR_Request *op);
 
 /* from the deferred calls' progress hook (request_callback.c) */

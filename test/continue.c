@@ -24,7 +24,9 @@
  *   8. notification requests: a continuation per started MPI_Notify_init
  *      activation runs once each, sees the notified put's data (after a
  *      plain put and an accumulate to the same word, flushed) and status;
- *      MPI_Rput_notify's request and a persistent send too.
+ *      MPI_Rput_notify's request and a persistent send too; a notification
+ *      request freed while its continuation waits (complete, cancelled);
+ *      two requests complete in the call (one shared builtin request).
  *   9. a continuation request as an operation of another continuation.
  *  10. MPI_Request_free on a continuation request with callbacks pending:
  *      they still run.
@@ -469,6 +471,39 @@ int main(int argc, char **argv)
             spin_until(&s.calls, 1, 30);
             CHECK(s.calls == 1, "8: rput_notify: %d", s.calls);
             MPI_OK(MPI_Win_flush(1, win));
+        }
+        if (rank == 1) {
+            /* freed while its continuation waits: counts as complete,
+             * cancelled; the continuation request still completes */
+            MPI_Request nreq, copy, cr;
+            MPI_Status st;
+            struct seen s = { 0 };
+            int cancelled = 0;
+            MPI_OK(MPIX_Continue_init(0, 0, MPI_INFO_NULL, &cr));
+            MPI_OK(MPI_Start(&cr));
+            MPI_OK(MPI_Notify_init(win, 0, TAG + 2, 1, &nreq));
+            MPI_OK(MPI_Start(&nreq));
+            copy = nreq;
+            MPI_OK(MPIX_Continue(&copy, cb_record, &s, 0, &st, cr));
+            MPI_OK(MPI_Request_free(&nreq));
+            MPI_OK(MPI_Wait(&cr, MPI_STATUS_IGNORE));
+            MPI_Test_cancelled(&st, &cancelled);
+            CHECK(s.calls == 1 && cancelled, "8: freed: calls %d cancelled %d", s.calls,
+                  cancelled);
+            MPI_OK(MPI_Request_free(&cr));
+        } else {
+            /* operations complete in the call share one builtin request
+             * (MPI_PROC_NULL's here): both in one continuation */
+            MPI_Request r[2];
+            struct seen s = { 0 };
+            int val = 1;
+            for (int i = 0; i < 2; i++)
+                MPI_OK(MPI_Rput_notify(&val, 1, MPI_INT, MPI_PROC_NULL, 0, 1, MPI_INT, win,
+                                       TAG, &r[i]));
+            MPI_OK(MPIX_Continueall(2, r, cb_record, &s, 0, MPI_STATUSES_IGNORE,
+                                    MPI_REQUEST_NULL));
+            CHECK(s.calls == 1 && s.err == MPI_SUCCESS, "8: builtin requests: calls %d",
+                  s.calls);
         }
         if (rank == 1) {
             MPI_Request nreq;

@@ -242,8 +242,6 @@ void MPIR_Notify_request_free(MPIR_Request * req)
     MPIR_Notify_req_t *r = req->u.notify;
     struct MPIR_Notify_win *nw = r->win->notify;
 
-    /* MPIX_Request_on_complete's function never runs again */
-    MPIR_Continue_op_freed(req);
 
     if (r->posted) {
         /* give counted notifications back, in arrival order, to whichever

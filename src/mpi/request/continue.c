@@ -298,13 +298,23 @@ void MPIR_Continue_request_free(MPIR_Request * cr)
 
 /* ------------------------------------------------------- registration */
 
+/* MPICH's builtin requests: complete at creation and shared by every
+ * operation that completed at once (MPIR_Request_create_complete: an RMA
+ * access done in the call, MPI_PROC_NULL's), never freed */
+static bool shared_complete(MPIR_Request * req)
+{
+    return HANDLE_IS_BUILTIN(req->handle);
+}
+
 static int check_op(MPIR_Request * req, int i)
 {
     int mpi_errno = MPI_SUCCESS;
     op_t *op;
 
+    if (shared_complete(req))
+        goto fn_fail;
     /* a handle freed already names an object back in MPICH's pool */
-    MPIR_ERR_CHKANDJUMP1(!HANDLE_IS_BUILTIN(req->handle) && MPIR_Object_get_ref(req) <= 0,
+    MPIR_ERR_CHKANDJUMP1(MPIR_Object_get_ref(req) <= 0,
                          mpi_errno, MPI_ERR_REQUEST, "**contopfreed", "**contopfreed %d", i);
     MPIR_ERR_CHKANDJUMP1(req->kind == MPIR_REQUEST_KIND__MPROBE, mpi_errno, MPI_ERR_REQUEST,
                          "**contopkind", "**contopkind %d", i);
@@ -326,7 +336,7 @@ static int attach(cont_t * c)
         if (c->ops[i].req) {
             mpi_errno = check_op(c->ops[i].req, i);
             MPIR_ERR_CHECK(mpi_errno);
-            for (int j = 0; j < i; j++)
+            for (int j = 0; j < i && !shared_complete(c->ops[i].req); j++)
                 MPIR_ERR_CHKANDJUMP1(c->ops[j].req == c->ops[i].req, mpi_errno,
                                      MPI_ERR_REQUEST, "**contoptwice", "**contoptwice %d", i);
         }
@@ -349,6 +359,16 @@ static int attach(cont_t * c)
             /* MPI_REQUEST_NULL: complete, with an empty status */
             if (op->status != MPI_STATUS_IGNORE)
                 MPIR_Status_set_empty(op->status);
+            c->remaining--;
+        } else if (shared_complete(op->req)) {
+            /* as MPI_Test returns it (never freed), never watched */
+            if (op->status != MPI_STATUS_IGNORE)
+                MPIR_Status_set_empty(op->status);
+            int rc = MPIR_Request_completion_processing(op->req, op->status);
+            if (op->status != MPI_STATUS_IGNORE)
+                op->status->MPI_ERROR = rc;
+            if (rc != MPI_SUCCESS && c->err == MPI_SUCCESS)
+                c->err = rc;
             c->remaining--;
         } else if (!MPIR_Request_is_active(op->req)) {
             /* an inactive persistent request: as MPI_Test returns it */
@@ -410,14 +430,30 @@ int MPIR_Continueall_impl(int count, MPIR_Request * ops[], MPIX_Continue_cb_func
 
 /* ---------------------------------------------- MPIX_Request_on_complete */
 
+/* MPI_Request_free of a persistent operation (the caller kept a copy of
+ * its handle) while a continuation watches it.  A continuation of
+ * MPIX_Continue counts it as complete, cancelled (its callback still runs,
+ * once, and its continuation request still completes); on_complete's stays
+ * silent from now on. */
 void MPIR_Continue_op_freed(MPIR_Request * req)
 {
     op_t *op;
+    if (!watched)
+        return;
     HASH_FIND_PTR(watched, &req, op);
     if (!op)
         return;
     cont_t *c = op->cont;
     HASH_DEL(watched, op);
+    if (!(c->flags & MPIR_CONT_REARM)) {
+        if (op->status != MPI_STATUS_IGNORE) {
+            MPIR_Status_set_empty(op->status);
+            MPIR_STATUS_SET_CANCEL_BIT(*op->status, TRUE);
+        }
+        if (--c->remaining == 0)
+            ready(c, false);
+        return;
+    }
     if (c->running || c->remaining == 0)
         c->gone = true;         /* running, or due on a list: run() frees it
                                  * and never calls the function again */
