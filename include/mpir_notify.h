@@ -256,6 +256,8 @@ static inline bool MPIR_Notify_path_polled(MPIR_Notify_path_t path)
  * registers those of notify_stats.c too) */
 void MPIR_Notify_path_pvars_init(void);
 void MPIR_Notify_stats_pvars_init(void);
+/* the MPI_T events (notify_events.c), registered with the pvars */
+void MPIR_Notify_events_init(void);
 /* the window an MPI_T handle was allocated for; NULL for anything else */
 struct MPIR_Win *MPIR_Notify_pvar_win(void *obj_handle);
 /* MPIR_CVAR_NOTIFY_STATS: the window's statistics to stderr (at its free) */

@@ -219,6 +219,9 @@ configure_mpich() {
         stock*:*) ;;
         *:ch4:ofi*) args+=(--enable-extended-context-bits) ;;
     esac
+    # MPI_T events (the notify_* events of src/mpi/notify/notify_events.c);
+    # patch 0022 makes every event one load while no tool listens
+    is_stock || args+=(--enable-mpit-events)
     case "$VARIANT" in
         # the library only: test programs and mpiexec link the runtime themselves
         asan) args+=("MPICHLIB_CFLAGS=-fsanitize=address,undefined -fno-omit-frame-pointer -g"

@@ -91,7 +91,49 @@ struct MPIR_Notify_win {
                                  * (MPIR_Notify_progress_round) */
     struct MPIR_Notify_watch *watches;  /* MPIX_Win_notify_on_update (notify_counter.c) */
     unsigned long counters_lost;        /* arrived for no attached counter */
+    MPIR_Win *win;              /* the window, for the MPI_T events' data */
 };
+
+/* notify_events.c: MPI_T events (source "notify").  MPIR_NOTIFY_EVENT costs
+ * one load while no tool has an event registration (patch 0022). */
+enum {
+    MPIR_NOTIFY_EVENT_ARRIVAL, MPIR_NOTIFY_EVENT_MATCH, MPIR_NOTIFY_EVENT_COUNTER,
+    MPIR_NOTIFY_EVENT_DROPPED, MPIR_NOTIFY_EVENT_REFUSED, MPIR_NOTIFY_EVENT_COUNT
+};
+typedef struct {
+    int win, source, tag, counter, path;
+    MPI_Aint bytes;
+} MPIR_Notify_event_arrival_t;
+typedef struct {
+    int win, request, source, tag;
+    MPI_Aint bytes;
+} MPIR_Notify_event_match_t;
+typedef struct {
+    int win, counter;
+    MPI_Count value;
+} MPIR_Notify_event_counter_t;
+typedef struct {
+    int win, source, counter;
+} MPIR_Notify_event_dropped_t;
+typedef struct {
+    int win, target;
+} MPIR_Notify_event_refused_t;
+void MPIR_Notify_event_arrival(MPIR_Win * win, int src, int tag, MPI_Aint bytes, int path);
+void MPIR_Notify_event_match(MPIR_Win * win, MPIR_Request * req, int src, int tag,
+                             MPI_Aint bytes);
+void MPIR_Notify_event_counter(MPIR_Win * win, int idx, MPI_Count value);
+void MPIR_Notify_event_dropped(MPIR_Win * win, int src, int idx);
+void MPIR_Notify_event_refused(MPIR_Win * win, int target);
+#ifdef HAVE_MPIT_EVENTS
+#define MPIR_NOTIFY_EVENTS_ON() unlikely(MPIR_T_event_registrations)
+#define MPIR_NOTIFY_EVENT(which_, ...) do {                     \
+        if (MPIR_NOTIFY_EVENTS_ON())                            \
+            MPIR_Notify_event_##which_(__VA_ARGS__);            \
+    } while (0)
+#else
+#define MPIR_NOTIFY_EVENTS_ON() 0
+#define MPIR_NOTIFY_EVENT(which_, ...) do { } while (0)
+#endif
 
 /* notify_win.c */
 int MPIR_Notify_state_create(MPIR_Win * win, struct MPIR_Notify_win **out);

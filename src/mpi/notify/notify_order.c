@@ -27,6 +27,7 @@ void MPIR_Notify_unnumber(MPIR_Win * win, int target, uint32_t seq)
     struct MPIR_Notify_win *nw = win->notify;
     MPIR_Assert(nw && nw->head.send_seq[target] == seq + 1);
     nw->head.send_seq[target] = seq;
+    MPIR_NOTIFY_EVENT(refused, win, target);
 }
 
 static int arrive(MPIR_Win * win, MPIR_Notify_path_t via, int src, int tag, MPI_Aint bytes,
@@ -82,6 +83,11 @@ int MPIR_Notify_arrive(MPIR_Win * win, MPIR_Notify_path_t via, int src, int tag,
 {
     struct MPIR_Notify_win *nw = win->notify;
 
+    /* with a tool listening, every step is an event: the general path */
+    if (MPIR_NOTIFY_EVENTS_ON()) {
+        MPIR_Notify_event_arrival(win, src, tag, bytes, via);
+        return arrive(win, via, src, tag, bytes, seq);
+    }
     if (unlikely(!nw || seq != nw->recv_seq[src] || nw->pending[src]))
         return arrive(win, via, src, tag, bytes, seq);
     if (tag & MPIR_NOTIFY_COUNTER) {

@@ -108,4 +108,5 @@ void MPIR_Notify_path_pvars_init(void)
                               "Why notify_path is what it is, for each process of the window's "
                               "group");
     MPIR_Notify_stats_pvars_init();
+    MPIR_Notify_events_init();
 }

@@ -282,6 +282,7 @@ int MPIR_Notify_count_toward(struct MPIR_Notify_win *nw, MPIR_Notify_req_t * r,
     req->status.MPI_SOURCE = src;
     req->status.MPI_TAG = tag;
     MPIR_STATUS_SET_COUNT(req->status, bytes);
+    MPIR_NOTIFY_EVENT(match, nw->win, req, src, tag, bytes);
 
     if (r->matched == r->expected) {
         if (e)
@@ -311,11 +312,13 @@ int MPIR_Notify_deliver(struct MPIR_Notify_win *nw, int src, int tag, MPI_Aint b
         nw->head.stats.counted++;
         if (idx < nw->ncounters) {
             nw->counters[idx]++;
+            MPIR_NOTIFY_EVENT(counter, nw->win, idx, nw->counters[idx]);
             if (nw->watches)
                 MPIR_Notify_watches_check(nw, idx, nw->counters[idx]);
-        }
-        else    /* counters detached while it was on the way */
+        } else {        /* counters detached while it was on the way */
             nw->counters_lost++;
+            MPIR_NOTIFY_EVENT(dropped, nw->win, src, idx);
+        }
         if (e)
             MPIR_Notify_entry_drop(nw, e);
         return MPI_SUCCESS;

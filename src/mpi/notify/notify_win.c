@@ -13,6 +13,7 @@ int MPIR_Notify_state_create(MPIR_Win * win, struct MPIR_Notify_win **out)
     struct MPIR_Notify_win *nw = MPL_calloc(1, sizeof(*nw), MPL_MEM_RMA);
     MPIR_ERR_CHKANDJUMP1(!nw, mpi_errno, MPI_ERR_NO_MEM, "**nomem", "**nomem %s", "notify state");
     nw->nranks = win->comm_ptr->local_size;
+    nw->win = win;
     nw->head.send_seq = MPL_calloc(2 * nw->nranks, sizeof(uint32_t), MPL_MEM_RMA);
     nw->pending = MPL_calloc(nw->nranks, sizeof(MPIR_Notify_entry_t *), MPL_MEM_RMA);
     nw->by_src = MPL_calloc(nw->nranks, sizeof(MPIR_Notify_entry_t *), MPL_MEM_RMA);

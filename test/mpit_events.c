@@ -1,0 +1,181 @@
+/*
+ * The MPI_T events of Notified Access (src/mpi/notify/notify_events.c),
+ * seen as any tool sees them: MPI_T_event_get_index, a registration handle
+ * and a callback per event, MPI_T_event_read of each element.  2 ranks.
+ *
+ * Rank 0 puts plainly, then 3 MPI_Put_notify (tag 5, 16 bytes) and 2
+ * MPIX_Put_notify on counter 0 to rank 1, flushing each.  Rank 1 listens:
+ *   notify_arrival         5: window, source 0, tag 5 / counter 0 (the other
+ *                          one MPI_UNDEFINED), bytes, a path of notify_path
+ *   notify_match           3: window, its notification request, source 0,
+ *                          tag 5, 16 bytes
+ *   notify_counter_update  2: window, counter 0, values 1 then 2
+ * Rank 0 listens too and sees none of these.  After MPI_T_event_handle_free
+ * the callbacks are not called again.
+ */
+#include "na_test.h"
+#include <stdint.h>
+
+#define TAG 5
+#define BYTES 16
+
+enum { ARRIVAL, MATCH, COUNTER, NEVENTS };
+static const char *names[NEVENTS] = { "notify_arrival", "notify_match", "notify_counter_update" };
+
+static struct {
+    int calls;
+    int win[8], source[8], tag[8], counter[8], path[8], request[8];
+    MPI_Aint bytes[8];
+    MPI_Count value[8];
+} seen[NEVENTS];
+
+static void on_event(MPI_T_event_instance ev, MPI_T_event_registration reg,
+                     MPI_T_cb_safety safety, void *user_data)
+{
+    (void) reg;
+    (void) safety;
+    int which = (int) (intptr_t) user_data;
+    int n = seen[which].calls++;
+    if (n >= 8)
+        return;
+    switch (which) {
+        case ARRIVAL:
+            MPI_T_event_read(ev, 0, &seen[which].win[n]);
+            MPI_T_event_read(ev, 1, &seen[which].source[n]);
+            MPI_T_event_read(ev, 2, &seen[which].tag[n]);
+            MPI_T_event_read(ev, 3, &seen[which].counter[n]);
+            MPI_T_event_read(ev, 4, &seen[which].path[n]);
+            MPI_T_event_read(ev, 5, &seen[which].bytes[n]);
+            break;
+        case MATCH:
+            MPI_T_event_read(ev, 0, &seen[which].win[n]);
+            MPI_T_event_read(ev, 1, &seen[which].request[n]);
+            MPI_T_event_read(ev, 2, &seen[which].source[n]);
+            MPI_T_event_read(ev, 3, &seen[which].tag[n]);
+            MPI_T_event_read(ev, 4, &seen[which].bytes[n]);
+            break;
+        case COUNTER:
+            MPI_T_event_read(ev, 0, &seen[which].win[n]);
+            MPI_T_event_read(ev, 1, &seen[which].counter[n]);
+            MPI_T_event_read(ev, 2, &seen[which].value[n]);
+            break;
+    }
+}
+
+int main(int argc, char **argv)
+{
+    int rank, provided, num_paths = 0;
+    MPI_T_event_registration reg[NEVENTS];
+    MPI_Win win;
+    char *base;
+
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_OK(MPI_T_init_thread(MPI_THREAD_SINGLE, &provided));
+    {
+        /* the paths' enum, through the notify_path performance variable */
+        int idx, verb, cls, bind, ro, cont, atomic, nlen = 0, dlen = 0;
+        MPI_Datatype dt;
+        MPI_T_enum et;
+        char n[64];
+        int elen = sizeof(n);
+        MPI_OK(MPI_T_pvar_get_index("notify_path", MPI_T_PVAR_CLASS_STATE, &idx));
+        MPI_OK(MPI_T_pvar_get_info(idx, NULL, &nlen, &verb, &cls, &dt, &et, NULL, &dlen, &bind,
+                                   &ro, &cont, &atomic));
+        MPI_OK(MPI_T_enum_get_info(et, &num_paths, n, &elen));
+    }
+    for (int i = 0; i < NEVENTS; i++) {
+        int idx;
+        MPI_OK(MPI_T_event_get_index(names[i], &idx));
+        MPI_OK(MPI_T_event_handle_alloc(idx, NULL, MPI_INFO_NULL, &reg[i]));
+        MPI_OK(MPI_T_event_register_callback(reg[i], MPI_T_CB_REQUIRE_MPI_RESTRICTED,
+                                             MPI_INFO_NULL, (void *) (intptr_t) i, on_event));
+    }
+
+    MPI_OK(MPI_Win_allocate(4 * BYTES, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win));
+    MPI_OK(MPIX_Win_create_notify(win, 1));
+    int win_handle = (int) MPI_Win_c2f(win);
+    MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+    MPI_OK(MPI_Win_lock_all(0, win));
+    if (rank == 0) {
+        char data[BYTES] = { 1 };
+        MPI_OK(MPI_Put(data, BYTES, MPI_BYTE, 1, 0, BYTES, MPI_BYTE, win));
+        MPI_OK(MPI_Win_flush(1, win));
+        for (int i = 0; i < 3; i++) {
+            MPI_OK(MPI_Put_notify(data, BYTES, MPI_BYTE, 1, BYTES, BYTES, MPI_BYTE, win, TAG));
+            MPI_OK(MPI_Win_flush(1, win));
+        }
+        for (int i = 0; i < 2; i++) {
+            MPI_OK(MPIX_Put_notify(data, BYTES, MPI_BYTE, 1, 2 * BYTES, BYTES, MPI_BYTE, 0,
+                                   win));
+            MPI_OK(MPI_Win_flush(1, win));
+        }
+    } else {
+        MPI_Request r;
+        MPI_Count count = 0;
+        MPI_OK(MPI_Notify_init(win, 0, TAG, 1, &r));
+        int req_handle = (int) MPI_Request_c2f(r);
+        for (int i = 0; i < 3; i++) {
+            MPI_OK(MPI_Start(&r));
+            MPI_OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
+        }
+        while (count < 2)
+            MPI_OK(MPIX_Win_get_notify(win, 0, &count));
+        MPI_OK(MPI_Request_free(&r));
+
+        CHECK(seen[ARRIVAL].calls == 5, "%d arrivals", seen[ARRIVAL].calls);
+        int tagged = 0, counted = 0;
+        for (int i = 0; i < seen[ARRIVAL].calls && i < 8; i++) {
+            CHECK(seen[ARRIVAL].win[i] == win_handle && seen[ARRIVAL].source[i] == 0 &&
+                  seen[ARRIVAL].bytes[i] == BYTES && seen[ARRIVAL].path[i] >= 0 &&
+                  seen[ARRIVAL].path[i] < num_paths, "arrival %d: win %d source %d bytes %ld "
+                  "path %d of %d", i, seen[ARRIVAL].win[i], seen[ARRIVAL].source[i],
+                  (long) seen[ARRIVAL].bytes[i], seen[ARRIVAL].path[i], num_paths);
+            if (seen[ARRIVAL].tag[i] == TAG && seen[ARRIVAL].counter[i] == MPI_UNDEFINED)
+                tagged++;
+            if (seen[ARRIVAL].tag[i] == MPI_UNDEFINED && seen[ARRIVAL].counter[i] == 0)
+                counted++;
+        }
+        CHECK(tagged == 3 && counted == 2, "arrivals: %d tagged, %d counted", tagged, counted);
+        CHECK(seen[MATCH].calls == 3, "%d matches", seen[MATCH].calls);
+        for (int i = 0; i < seen[MATCH].calls && i < 8; i++)
+            CHECK(seen[MATCH].win[i] == win_handle && seen[MATCH].request[i] == req_handle &&
+                  seen[MATCH].source[i] == 0 && seen[MATCH].tag[i] == TAG &&
+                  seen[MATCH].bytes[i] == BYTES, "match %d: win %d request %x/%x source %d "
+                  "tag %d bytes %ld", i, seen[MATCH].win[i], seen[MATCH].request[i],
+                  req_handle, seen[MATCH].source[i], seen[MATCH].tag[i],
+                  (long) seen[MATCH].bytes[i]);
+        CHECK(seen[COUNTER].calls == 2 && seen[COUNTER].value[0] == 1 &&
+              seen[COUNTER].value[1] == 2 && seen[COUNTER].counter[0] == 0 &&
+              seen[COUNTER].win[1] == win_handle, "counter updates %d: values %lld %lld",
+              seen[COUNTER].calls, (long long) seen[COUNTER].value[0],
+              (long long) seen[COUNTER].value[1]);
+    }
+    MPI_OK(MPI_Win_unlock_all(win));
+    MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+    if (rank == 0)
+        CHECK(seen[ARRIVAL].calls == 0 && seen[MATCH].calls == 0 && seen[COUNTER].calls == 0,
+              "the origin saw %d %d %d", seen[ARRIVAL].calls, seen[MATCH].calls,
+              seen[COUNTER].calls);
+
+    /* without registrations: no more calls */
+    for (int i = 0; i < NEVENTS; i++)
+        MPI_OK(MPI_T_event_handle_free(reg[i], NULL, NULL));
+    int before = seen[ARRIVAL].calls;
+    MPI_OK(MPI_Win_lock_all(0, win));
+    if (rank == 0) {
+        char data[BYTES] = { 2 };
+        MPI_OK(MPIX_Put_notify(data, BYTES, MPI_BYTE, 1, 0, BYTES, MPI_BYTE, 0, win));
+        MPI_OK(MPI_Win_flush(1, win));
+    } else {
+        MPI_Count count = 0;
+        while (count < 3)
+            MPI_OK(MPIX_Win_get_notify(win, 0, &count));
+        CHECK(seen[ARRIVAL].calls == before, "called after the handles were freed");
+    }
+    MPI_OK(MPI_Win_unlock_all(win));
+    MPI_OK(MPIX_Win_free_notify(win));
+    MPI_OK(MPI_Win_free(&win));
+    MPI_OK(MPI_T_finalize());
+    return na_finish();
+}
