@@ -88,6 +88,8 @@ if [ "${KEEP_TREE:-0}" != 1 ] || [ ! -d "$TREE" ]; then
     cp "$TOP/packaging/debian/na.mk" debian/na/
     cp "$TOP/scripts/md2man.py" debian/na/
     cp "$TOP"/doc/man/*.md debian/na/man-src/
+    # natrace is installed by the source build only (scripts/build-natrace.sh)
+    rm -f debian/na/man-src/natrace.md
     cp "$TOP"/natasks/na_tasks.[ch] debian/na/natasks/
     printf '\nNA_VERSION := %s\ninclude debian/na/na.mk\n' "$NA_VERSION" >>debian/rules
     echo 'debian/na/man/man3/*' >>debian/libmpich-dev.manpages

@@ -275,6 +275,8 @@ if ! is_stock; then
     python3 "$TOP/scripts/md2man.py" "$PREFIX/share/man" "$TOP"/doc/man/*.md ||
         die "man pages: scripts/md2man.py failed"
     install_natasks
+    # natrace: the MPI_T-event tracer and natrace-plot (doc/man/natrace.md)
+    run natrace${VARIANT:+-$VARIANT} bash "$TOP/scripts/build-natrace.sh" "$PREFIX"
 fi
 if is_stock; then
     say "stock MPICH $MPICH_VERSION ($DEVICE) installed in $PREFIX"

@@ -501,6 +501,24 @@ run_guide_check() {
     if [ $rc -ne 0 ] && [ $n -eq 0 ]; then fail "guide_blocks" "test/guide-blocks.sh failed" "$log"; fi
 }
 
+# natrace (doc/man/natrace.md): a known program traced through the notify
+# MPI_T events on 2 processes, on shared memory and over tcp; its traces
+# checked against what it did (test/natrace_check.py) and drawn
+# (natrace-plot; skipped, saying so, without matplotlib)
+run_natrace_check() {
+    [[ natrace =~ $TESTS ]] || return 0
+    local log=$OUT/logs/natrace.log line rc=0 n=0
+    timeout 300 bash "$TOP/test/natrace.sh" "$PREFIX" "$OUT/natrace" >"$log" 2>&1 || rc=$?
+    while read -r line; do
+        case "$line" in
+            PASS*) line=${line#PASS  }; pass "${line%%:*}" 0; n=$((n + 1)) ;;
+            FAIL*) fail "${line#FAIL  }" "" "$log"; n=$((n + 1)) ;;
+            SKIP*) line=${line#SKIP  }; skip "${line%%:*}" "${line#*: }"; n=$((n + 1)) ;;
+        esac
+    done <"$log"
+    if [ $rc -ne 0 ] && [ $n -eq 0 ]; then fail "natrace" "test/natrace.sh failed" "$log"; fi
+}
+
 # ------------------------------------------------------------------ a whole MPICH
 # The default build is a whole MPICH (scripts/build-mpich.sh): Fortran
 # (mpif.h, use mpi, use mpi_f08, each with the notified calls), C++ against
@@ -639,9 +657,9 @@ run_mpich_suite() {
 
 start_all=$(date +%s)
 case "$SUITE" in
-    all) run_unit_suite; run_build_checks; run_man_check; run_argcheck_coverage; run_guide_check; run_lang_suite
+    all) run_unit_suite; run_build_checks; run_man_check; run_argcheck_coverage; run_guide_check; run_natrace_check; run_lang_suite
         run_notify_suite; run_fault_suite; run_netns_suite; run_instr_budget; run_mpich_suite ;;
-    unit) run_unit_suite; run_build_checks; run_man_check; run_argcheck_coverage; run_guide_check ;;
+    unit) run_unit_suite; run_build_checks; run_man_check; run_argcheck_coverage; run_guide_check; run_natrace_check ;;
     lang) run_lang_suite ;;
     notify) run_notify_suite; run_fault_suite ;;
     netns) run_netns_suite ;;
