@@ -15,7 +15,8 @@
  *      MPI_Test on the request runs one, MPI_Wait the rest.
  *   5. an operation complete already: the callback runs inside the call;
  *      with MPIX_CONT_DEFER_COMPLETE not, at the next progress; an inactive
- *      persistent request counts as complete; MPIX_CONT_IMMEDIATE accepted;
+ *      persistent request counts as complete; MPIX_CONT_IMMEDIATE and
+ *      MPIX_CONT_PERSISTENT accepted (no effect here, none upstream);
  *      MPIX_CONT_FORGET registers with no request.
  *   6. a cancelled receive: the callback runs, the status says cancelled.
  *   7. a failed operation (a generalized request whose query fails): with
@@ -342,6 +343,13 @@ int main(int argc, char **argv)
         CHECK(counted == 1, "5: deferred ran inside the call");
         spin_until(&counted, 2, 30);
         CHECK(counted == 2, "5: deferred: %d", counted);
+        /* MPIX_CONT_PERSISTENT: accepted, changes nothing (as upstream) */
+        MPI_OK(greq(&g));
+        MPI_OK(MPI_Grequest_complete(g));
+        MPI_OK(MPIX_Continue(&g, cb_count, NULL, MPIX_CONT_PERSISTENT, MPI_STATUS_IGNORE,
+                             MPI_REQUEST_NULL));
+        CHECK(counted == 3 && g == MPI_REQUEST_NULL, "5: persistent flag: %d", counted);
+        counted = 2;
         /* an inactive persistent request, with IMMEDIATE */
         MPI_OK(MPI_Recv_init(&dummy, 1, MPI_INT, 0, 0, MPI_COMM_SELF, &p));
         MPI_Request copy = p;
