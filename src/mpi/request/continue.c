@@ -131,20 +131,27 @@ static void ready(cont_t * c, bool at_registration)
     }
 }
 
+/* the status and error MPI_Test gives a completed operation */
+static void complete_status(op_t * op)
+{
+    int rc;
+
+    if (op->status != MPI_STATUS_IGNORE)
+        MPIR_Status_set_empty(op->status);
+    rc = MPIR_Request_completion_processing(op->req, op->status);
+    if (op->status != MPI_STATUS_IGNORE)
+        op->status->MPI_ERROR = rc;
+    if (rc != MPI_SUCCESS && op->cont->err == MPI_SUCCESS)
+        op->cont->err = rc;
+}
+
 /* what MPI_Test does to a completed operation, for its continuation */
 static void op_complete(op_t * op)
 {
     MPIR_Request *req = op->req;
     cont_t *c = op->cont;
-    int rc;
 
-    if (op->status != MPI_STATUS_IGNORE)
-        MPIR_Status_set_empty(op->status);
-    rc = MPIR_Request_completion_processing(req, op->status);
-    if (op->status != MPI_STATUS_IGNORE)
-        op->status->MPI_ERROR = rc;
-    if (rc != MPI_SUCCESS && c->err == MPI_SUCCESS)
-        c->err = rc;
+    complete_status(op);
     if (!(c->flags & MPIR_CONT_REARM)) {
         HASH_DEL(watched, op);
         if (!MPIR_Request_is_persistent(req) && !MPIR_Request_is_partitioned(req))
@@ -157,7 +164,7 @@ static void op_complete(op_t * op)
 int MPIR_Continue_progress(int *made_progress)
 {
     op_t *op, *tmp;
-    cont_t *now = NULL, *c;
+    cont_t *now, *c;
 
     HASH_ITER(hh, watched, op, tmp) {
         if (op->cont->remaining == 0)
@@ -165,15 +172,10 @@ int MPIR_Continue_progress(int *made_progress)
         if (!MPIR_Request_is_complete(op->req) || !MPIR_Request_is_active(op->req))
             continue;
         op_complete(op);
-        if (op->cont->remaining == 0) {
-            MPIR_Cont_request_t *st = op->cont->cr ? op->cont->cr->u.cont : NULL;
-            if (!st || (st->active && !st->poll_only))
-                DL_APPEND(now, op->cont);
-            else
-                ready(op->cont, false);
-        }
+        if (op->cont->remaining == 0)
+            ready(op->cont, false);
     }
-    DL_CONCAT(now, runnable);
+    now = runnable;
     runnable = NULL;
     while (now) {
         c = now;
@@ -362,13 +364,7 @@ static int attach(cont_t * c)
             c->remaining--;
         } else if (shared_complete(op->req)) {
             /* as MPI_Test returns it (never freed), never watched */
-            if (op->status != MPI_STATUS_IGNORE)
-                MPIR_Status_set_empty(op->status);
-            int rc = MPIR_Request_completion_processing(op->req, op->status);
-            if (op->status != MPI_STATUS_IGNORE)
-                op->status->MPI_ERROR = rc;
-            if (rc != MPI_SUCCESS && c->err == MPI_SUCCESS)
-                c->err = rc;
+            complete_status(op);
             c->remaining--;
         } else if (!MPIR_Request_is_active(op->req)) {
             /* an inactive persistent request: as MPI_Test returns it */
