@@ -377,7 +377,7 @@ int main(int argc, char **argv)
 {
     int iters = 1000, warmup = 100, rounds = -1, min = 8, max = 1 << 20;
     int use[NMODES];
-    const char *csv = NULL, *modes = NULL;
+    const char *csv = NULL, *modes = NULL, *trace = NULL;
     const bu_opt_t opts[] = {
         {"-n", BU_INT, &iters, "timed round trips per size and mode (1000)"},
         {"-w", BU_INT, &warmup, "warm-up round trips (100)"},
@@ -389,11 +389,15 @@ int main(int argc, char **argv)
          "put_flag,acc_notify,acc_flush_send,fop_notify,fop_poll,cacheline,bound_progress,"
          "flag_sync,psendrecv,partitioned (all)"},
         {"-csv", BU_STRING, &csv, "also write the results to this CSV file"},
+        {"-trace", BU_STRING, &trace, "write every timed half round trip, in the order run, "
+         "to this CSV file (mode,bytes,iteration,us): a median hides whether trips are "
+         "slow in turn or in spells"},
     };
     int nranks;
     int rc = bu_init(&argc, &argv, opts, BU_NELEMS(opts),
                      "pingpong [-n ITERS] [-w WARMUP] [-rounds R] "
-                     "[-min BYTES] [-max BYTES] [-modes a,b,...] [-csv FILE]", &rank, &nranks);
+                     "[-min BYTES] [-max BYTES] [-modes a,b,...] [-csv FILE] [-trace FILE]", &rank,
+                     &nranks);
     if (!rc)
         rc = bu_parse_modes(modes, mode_names, NMODES, use);
     if (!rc) {
@@ -459,8 +463,9 @@ int main(int argc, char **argv)
     double *t[NMODES];
     for (int m = 0; m < NMODES; m++)
         t[m] = malloc(iters * sizeof(double));
-    FILE *out = NULL;
+    FILE *out = NULL, *tout = NULL;
     if (rank == 0) {
+        tout = bu_csv_open(trace, "mode,bytes,iteration,us");
         printf("# pingpong: median half round trip over %d iterations (%d warm-up), "
                "modes interleaved in %d rounds\n", iters, warmup, rounds);
         printf("%-15s %9s %10s %10s %10s %9s\n", "mode", "bytes", "median_us", "p10_us",
@@ -493,6 +498,8 @@ int main(int argc, char **argv)
         for (int mode = 0; mode < NMODES; mode++) {
             if (!use[mode])
                 continue;
+            for (int i = 0; tout && i < iters; i++)
+                fprintf(tout, "%s,%d,%d,%.3f\n", mode_names[mode], size, i, t[mode][i]);
             bu_stats(t[mode], iters, &med[mode], &p10[mode], &p90[mode]);
         }
         if (rank != 0)
@@ -511,6 +518,8 @@ int main(int argc, char **argv)
     }
     if (out)
         fclose(out);
+    if (tout)
+        fclose(tout);
     MPI_Request_free(&nreq);
     if (lwin != MPI_WIN_NULL)
         MPI_Win_free(&lwin);
