@@ -46,6 +46,13 @@ OBJ=$BUILD/mpich-obj${VARIANT:+-$VARIANT}   # out-of-tree MPICH build directory
 STAMPS=$BUILD/stamps
 mkdir -p "$LOGS" "$STAMPS"
 
+# ccache keys an object by its command line and its inputs' contents.  With
+# the base directory set, the absolute paths of this tree become relative to
+# the compiler's working directory, and with the directory left out of the
+# hash (-g puts it in otherwise), a fresh clone elsewhere (CI's) hits the
+# objects an earlier build of the same sources left.
+export CCACHE_BASEDIR=$BUILD CCACHE_NOHASHDIR=true
+
 T0=$(date +%s)
 say() { printf '[build %4ss] %s\n' "$(( $(date +%s) - T0 ))" "$*"; }
 die() { echo "build-mpich: error: $*" >&2; exit 1; }
@@ -194,6 +201,17 @@ autogen() {
     echo "$fp" >"$STAMPS/autogen"
 }
 
+# The CVAR generator names its inputs by absolute path in comments of
+# mpir_cvars.h, which every MPICH file includes: left there, no object of one
+# tree is ever a ccache hit for another.  Rewritten only when present, so the
+# header's time stamp moves only when autogen wrote it anew.
+relative_cvar_paths() {
+    local f
+    for f in "$SRC/src/include/mpir_cvars.h" "$SRC/src/util/mpir_cvars.c"; do
+        if grep -qF "$SRC/" "$f"; then sed -i "s|$SRC/||g" "$f"; fi
+    done
+}
+
 configure_mpich() {
     local cc=gcc version="Notified Access $NA_VERSION"
     is_stock && version="stock, for comparison"
@@ -222,6 +240,12 @@ configure_mpich() {
     # MPI_T events (the notify_* events of src/mpi/notify/notify_events.c);
     # patch 0022 makes every event one load while no tool listens
     is_stock || args+=(--enable-mpit-events)
+    # MPICH's own test suite (test/mpi and its dtpools, each configured by a
+    # configure of its own) runs on the main build only
+    # (test/mpich-regression.txt); --no-recursion skips the two for variants
+    case "$VARIANT" in
+        ucx | asan) args+=(--no-recursion) ;;
+    esac
     case "$VARIANT" in
         # the library only: test programs and mpiexec link the runtime themselves
         asan) args+=("MPICHLIB_CFLAGS=-fsanitize=address,undefined -fno-omit-frame-pointer -g"
@@ -267,6 +291,7 @@ unpack
 if ! is_stock; then
     sync_tree
     autogen
+    relative_cvar_paths
 fi
 configure_mpich
 make_install
