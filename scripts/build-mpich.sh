@@ -201,14 +201,17 @@ autogen() {
     echo "$fp" >"$STAMPS/autogen"
 }
 
-# The CVAR generator names its inputs by absolute path in comments of
-# mpir_cvars.h, which every MPICH file includes: left there, no object of one
-# tree is ever a ccache hit for another.  Rewritten only when present, so the
+# The CVAR generator writes into mpir_cvars.h, which every MPICH file
+# includes, the absolute paths of its inputs and the time it ran, both in
+# comments: left there, no object is a direct-mode ccache hit after a new
+# autogen or in another tree.  Rewritten only while present, so the
 # header's time stamp moves only when autogen wrote it anew.
 relative_cvar_paths() {
     local f
     for f in "$SRC/src/include/mpir_cvars.h" "$SRC/src/util/mpir_cvars.c"; do
-        if grep -qF "$SRC/" "$f"; then sed -i "s|$SRC/||g" "$f"; fi
+        if grep -qE "$SRC/|^ \*   (on|at):   [A-Z]" "$f"; then
+            sed -i -e "s|$SRC/||g" -e 's/^\( \*   \(on\|at\):   \)[A-Z].*/\1(left out, see build-mpich.sh)/' "$f"
+        fi
     done
 }
 
