@@ -206,7 +206,7 @@ autogen() {
 # comments: left there, no object is a direct-mode ccache hit after a new
 # autogen or in another tree.  Rewritten only while present, so the
 # header's time stamp moves only when autogen wrote it anew.
-relative_cvar_paths() {
+reproducible_cvar_files() {
     local f
     for f in "$SRC/src/include/mpir_cvars.h" "$SRC/src/util/mpir_cvars.c"; do
         if grep -qE "$SRC/|^ \*   (on|at):   [A-Z]" "$f"; then
@@ -294,7 +294,7 @@ unpack
 if ! is_stock; then
     sync_tree
     autogen
-    relative_cvar_paths
+    reproducible_cvar_files
 fi
 configure_mpich
 make_install
