@@ -32,6 +32,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 /* what a record is: the five events first (their order is that of the
  * callbacks' user data), then the wrapped blocking calls */
@@ -234,6 +235,30 @@ static void register_events(int thread_level)
     }
 }
 
+/* A colour shared by exactly the processes that read the same
+ * CLOCK_MONOTONIC: those of one kernel boot in one time namespace.  Not
+ * MPI_COMM_TYPE_SHARED: MPIR_CVAR_NOLOCAL or a network namespace makes
+ * processes of one kernel look like separate nodes.  Without /proc each
+ * process is a domain of its own. */
+static int clock_domain(void)
+{
+    char key[PATH_MAX + 64] = "";
+    FILE *f = fopen("/proc/sys/kernel/random/boot_id", "r");
+    if (!f || !fgets(key, 64, f)) {
+        if (f)
+            fclose(f);
+        return rank;
+    }
+    fclose(f);
+    size_t n = strlen(key);
+    ssize_t m = readlink("/proc/self/ns/time", key + n, sizeof(key) - n - 1);
+    key[n + (m > 0 ? (size_t) m : 0)] = '\0';
+    unsigned h = 2166136261u;   /* FNV-1a, folded to a non-negative int */
+    for (const char *p = key; *p; p++)
+        h = (h ^ (unsigned char) *p) * 16777619u;
+    return (int) (h & INT_MAX);
+}
+
 static void start(int thread_level)
 {
     const char *m = getenv("NATRACE_MAX_EVENTS");
@@ -248,21 +273,20 @@ static void start(int thread_level)
     PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
     PMPI_Comm_size(MPI_COMM_WORLD, &size);
     my_tid = atomic_fetch_add(&next_tid, 1);    /* 0: the thread of MPI_Init */
-    /* The origin: where the first rank of each host left a barrier of all.
-     * The processes of a host share CLOCK_MONOTONIC, so they take that one
-     * instant and agree exactly (each its own barrier exit would be off by
-     * however late it was scheduled: milliseconds on a loaded node); hosts
-     * agree as well as their barrier exits do. */
+    /* The origin: where the first rank of each clock domain left a barrier
+     * of all.  Processes that share CLOCK_MONOTONIC take that one instant and
+     * agree exactly (each its own barrier exit would be off by however late
+     * it was scheduled: microseconds to milliseconds on a loaded node);
+     * domains agree as well as their barrier exits do. */
     PMPI_Barrier(MPI_COMM_WORLD);
     clock_gettime(CLOCK_MONOTONIC, &origin);
-    MPI_Comm node;
-    if (PMPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL,
-                             &node) == MPI_SUCCESS) {
+    MPI_Comm domain;
+    if (PMPI_Comm_split(MPI_COMM_WORLD, clock_domain(), 0, &domain) == MPI_SUCCESS) {
         long long t[2] = { (long long) origin.tv_sec, origin.tv_nsec };
-        PMPI_Bcast(t, 2, MPI_LONG_LONG, 0, node);
+        PMPI_Bcast(t, 2, MPI_LONG_LONG, 0, domain);
         origin.tv_sec = (time_t) t[0];
         origin.tv_nsec = (long) t[1];
-        PMPI_Comm_free(&node);
+        PMPI_Comm_free(&domain);
     }
     if (!buf)
         return;
