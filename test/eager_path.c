@@ -3,11 +3,13 @@
  * their data, and the flush's answer comes late (riding on the target's next
  * put, or after a few rounds of its progress).  2 ranks.
  *
- *   A. which path carried them: MPI_T's notify_arrived_eager_am counts every
- *      1 KiB put where the path table says cq-data (none with
- *      MPIR_CVAR_NOTIFY_OFI_EAGER_MAX=0, by default on the sockets
- *      provider, or on any other path); with MPIR_CVAR_NOTIFY_OFI_EAGER_MIN=0
- *      the 8-byte ones too;
+ *   A. which path carried them: MPI_T's notify_arrived_eager_am and
+ *      notify_arrived_eager_tagged count every 1 KiB put where the path table
+ *      says cq-data (none with MPIR_CVAR_NOTIFY_OFI_EAGER_MAX=0, by default
+ *      on the sockets provider, or on any other path); with
+ *      MPIR_CVAR_NOTIFY_OFI_EAGER_MIN=0 the 8-byte ones too.  The first eager
+ *      put of the window is an active message, the rest ride the tagged
+ *      carrier (none with MPIR_CVAR_NOTIFY_OFI_TAGGED_RECVS=0);
  *   B. issue order across the write, eager and queued-word paths: injected,
  *      eager, large and zero-byte puts, gets and accumulates to one target,
  *      matched with MPI_ANY_TAG, with and without flush_local between;
@@ -54,17 +56,21 @@ static void by_path(MPI_Win win, char *base, int rank)
     int eager_on = cq && !env_is("MPIR_CVAR_NOTIFY_OFI_EAGER_MAX", "0") &&
         !(by_default && prov && !strncmp(prov, "sockets", 7));
     int small_too = eager_on && env_is("MPIR_CVAR_NOTIFY_OFI_EAGER_MIN", "0");
+    int tagged = eager_on && !env_is("MPIR_CVAR_NOTIFY_OFI_TAGGED_RECVS", "0");
+    int first = 1;              /* the window's first eager put is still to come */
     static char src[KB];
 
     for (int n = 8; n <= KB; n *= 128) {
-        int idx, count;
-        unsigned long long got = 0, before = 0;
-        MPI_T_pvar_handle h;
+        const char *names[2] = { "notify_arrived_eager_am", "notify_arrived_eager_tagged" };
+        unsigned long long got[2] = { 0, 0 }, before[2] = { 0, 0 };
+        MPI_T_pvar_handle h[2];
         if (rank == 1) {
-            MPI_OK(MPI_T_pvar_get_index("notify_arrived_eager_am", MPI_T_PVAR_CLASS_COUNTER,
-                                        &idx));
-            MPI_OK(MPI_T_pvar_handle_alloc(session, idx, &win, &h, &count));
-            MPI_OK(MPI_T_pvar_read(session, h, &before));
+            for (int c = 0; c < 2; c++) {
+                int idx, count;
+                MPI_OK(MPI_T_pvar_get_index(names[c], MPI_T_PVAR_CLASS_COUNTER, &idx));
+                MPI_OK(MPI_T_pvar_handle_alloc(session, idx, &win, &h[c], &count));
+                MPI_OK(MPI_T_pvar_read(session, h[c], &before[c]));
+            }
         }
         MPI_Barrier(MPI_COMM_WORLD);
         if (rank == 0) {
@@ -75,15 +81,23 @@ static void by_path(MPI_Win win, char *base, int rank)
             }
         } else {
             wait_tag(win, 0, 1, NA);
-            MPI_OK(MPI_T_pvar_read(session, h, &got));
-            MPI_OK(MPI_T_pvar_handle_free(session, &h));
-            got -= before;
-            unsigned long long want = (n == KB ? eager_on : small_too) ? NA : 0;
-            CHECK(got == want, "%d-byte puts on path %s/%s: %llu eager arrivals, want %llu", n,
-                  path, why, got, want);
+            for (int c = 0; c < 2; c++) {
+                MPI_OK(MPI_T_pvar_read(session, h[c], &got[c]));
+                MPI_OK(MPI_T_pvar_handle_free(session, &h[c]));
+                got[c] -= before[c];
+            }
+            int eager = n == KB ? eager_on : small_too;
+            unsigned long long want = eager ? NA : 0;
+            /* active messages until the target's first answer says it is armed */
+            unsigned long long want_tagged = eager && tagged ? NA - first : 0;
+            CHECK(got[0] + got[1] == want && got[1] == want_tagged,
+                  "%d-byte puts on path %s/%s: %llu eager arrivals (%llu tagged), want %llu "
+                  "(%llu tagged)", n, path, why, got[0] + got[1], got[1], want, want_tagged);
             CHECK(base[0] == (char) (NA - 1 + n) && base[n - 1] == (char) (NA - 1 + n),
                   "%d-byte puts: data %d %d", n, base[0], base[n - 1]);
         }
+        if (n == KB ? eager_on : small_too)
+            first = 0;
         MPI_Barrier(MPI_COMM_WORLD);
     }
 }

@@ -1,12 +1,14 @@
 /*
  * Notified Access: the eager-message path (see ch4_notify_eager.h).
  *
- * Produced: MPIDI_Notify_eager_put, one MPIDI_NM_am_isend of header and
- * data.  Carried: an eager active message (the netmod's receive buffers).
- * Matched: eager_msg_cb copies the data into the window and hands the
- * notification to MPIR_Notify_arrive with its sequence number.  Completed:
- * the answer (EAGER_ACK, or the ack field of the target's next put to the
- * origin) lowers MPIDIG's local and remote completion counters, which every
+ * Produced: MPIDI_Notify_eager_put, one message of header and data.
+ * Carried: an eager active message (MPIDI_NM_am_isend, the netmod's
+ * receive buffers), or the netmod's own carrier once the target has said
+ * it receives on it (MPIDI_Notify_eager_set_carrier).  Matched: arrived()
+ * copies the data into the window and hands the notification to
+ * MPIR_Notify_arrive with its sequence number.  Completed: the answer
+ * (EAGER_ACK, or the ack field of the target's next put to the origin)
+ * lowers MPIDIG's local and remote completion counters, which every
  * synchronisation call already waits for.
  */
 
@@ -16,6 +18,10 @@
 #include "utlist.h"
 
 enum { EAGER_PUT, EAGER_ACK };
+#define EAGER_KIND 0xffu
+/* in kind: the sender receives on the netmod's carrier (every message of
+ * a process that does says so, answers included) */
+#define EAGER_CARRIER_READY 0x100u
 
 typedef struct {
     uint64_t win_id;
@@ -48,6 +54,11 @@ static MPIDI_Notify_eager_win_t *owing; /* windows with answers owed */
  * progress; +1 while answers are owed (NULL: none deferred) */
 static int *waker;
 static unsigned long dropped;   /* messages that named no window here */
+/* the netmod's own carrier (NULL: active messages only), and whether this
+ * process receives on it: armed at the first eager put that arrives, so a
+ * process that never receives one posts nothing */
+static const MPIDI_Notify_eager_carrier_t *carrier;
+static bool armed, arm_tried;
 /* The netmod drops what an AM handler returns (ofi's short messages); an
  * error there (no memory for the unexpected queue) is returned by the next
  * eager put or settle instead. */
@@ -56,6 +67,11 @@ static int deferred_errno = MPI_SUCCESS;
 MPI_Aint MPIDI_Notify_eager_max(void)
 {
     return handler_id < 0 ? 0 : MPIDI_NM_am_eager_limit() - (MPI_Aint) sizeof(eager_hdr_t);
+}
+
+MPI_Aint MPIDI_Notify_eager_msg_max(void)
+{
+    return handler_id < 0 ? 0 : MPIDI_NM_am_eager_limit();
 }
 
 static MPIR_Notify_win_head_t *head_of(MPIR_Win * win)
@@ -84,9 +100,9 @@ static MPIDI_Notify_eager_win_t *state_of(MPIR_Win * win)
     MPIDI_Notify_eager_win_t *e = MPL_calloc(1, sizeof(*e), MPL_MEM_RMA);
     if (!e)
         return NULL;
-    /* the three counters in one allocation, the two flags in another */
+    /* the three counters in one allocation, the three flags in another */
     e->issued = MPL_calloc(3 * n, sizeof(uint64_t), MPL_MEM_RMA);
-    e->owed = MPL_calloc(2 * n, sizeof(bool), MPL_MEM_RMA);
+    e->owed = MPL_calloc(3 * n, sizeof(bool), MPL_MEM_RMA);
     e->skip = MPL_calloc(n, sizeof(int), MPL_MEM_RMA);
     if (!e->issued || !e->owed || !e->skip) {
         state_free(e);
@@ -95,6 +111,7 @@ static MPIDI_Notify_eager_win_t *state_of(MPIR_Win * win)
     e->acked = e->issued + n;
     e->done = e->acked + n;
     e->at_once = e->owed + n;
+    e->ready = e->at_once + n;
     e->win = win;
     h->dev = e;
     return e;
@@ -132,7 +149,7 @@ static eager_hdr_t header(MPIR_Win * win, int kind)
     eager_hdr_t hdr = {
         .win_id = MPIDIG_WIN(win, win_id),
         .src = win->comm_ptr->rank,
-        .kind = kind,
+        .kind = kind | (armed ? EAGER_CARRIER_READY : 0),
     };
     return hdr;
 }
@@ -252,36 +269,45 @@ static int drop(const eager_hdr_t * h)
     return MPI_SUCCESS;
 }
 
-/* every eager message arrives here, from the netmod's progress */
-static int eager_msg_cb(void *am_hdr, void *data, MPI_Aint data_sz, uint32_t attr,
-                        MPIR_Request ** req)
+/* every eager message arrives here, from the netmod's progress, on path
+ * (active messages, or the netmod's carrier) */
+static int arrived(const void *msg, const void *data, MPI_Aint data_sz,
+                   MPIR_Notify_path_t path)
 {
     int mpi_errno = MPI_SUCCESS;
     eager_hdr_t h;
 
-    memcpy(&h, am_hdr, sizeof(h));
-    if (req)
-        *req = NULL;
+    memcpy(&h, msg, sizeof(h));
     /* A window exists at every member from its creation to its free, and
      * no message of it is in flight outside that span (epochs close before
      * the free): a message naming no window here is corrupt or late. */
     MPIR_Win *win = MPIDIU_map_lookup(MPIDI_global.win_map, h.win_id);
+    unsigned kind = h.kind & EAGER_KIND;
     if (unlikely(win == MPIDIU_MAP_NOT_FOUND || !win->notify || h.src < 0 ||
-                 h.src >= win->comm_ptr->local_size || h.kind > EAGER_ACK))
+                 h.src >= win->comm_ptr->local_size || kind > EAGER_ACK ||
+                 (h.kind & ~(EAGER_KIND | EAGER_CARRIER_READY))))
         return drop(&h);
-    /* sent only at eager sizes, so the data is here */
-    MPIR_Assert(!(attr & MPIDIG_AM_ATTR__IS_ASYNC));
     MPIDI_Notify_eager_win_t *e = state_of(win);
     MPIR_ERR_CHKANDJUMP1(!e, mpi_errno, MPI_ERR_NO_MEM, "**nomem", "**nomem %s", "notify");
 
+    if (h.kind & EAGER_CARRIER_READY)
+        e->ready[h.src] = true;
     if (h.ack)
         take_answer(win, e, h.src, h.ack);
-    if (h.kind == EAGER_PUT) {
+    if (kind == EAGER_PUT) {
+        /* before the answer, which says so; a carrier that cannot arm
+         * leaves its origins on active messages */
+        if (carrier && !arm_tried) {
+            arm_tried = true;
+            armed = carrier->arm() == MPI_SUCCESS;
+            if (!armed && MPIR_CVAR_NOTIFY_VERBOSE)
+                fprintf(stderr, "notify: the netmod's carrier of eager messages did not "
+                        "start; they stay on active messages\n");
+        }
         if (data_sz > 0)
             MPIR_Memcpy((char *) win->base + h.disp * win->disp_unit + h.lb, data, data_sz);
         e->done[h.src]++;
-        mpi_errno = MPIR_Notify_arrive(win, MPIR_NOTIFY_PATH_EAGER_AM, h.src, h.tag, data_sz,
-                                       h.seq);
+        mpi_errno = MPIR_Notify_arrive(win, path, h.src, h.tag, data_sz, h.seq);
         int err = answer(e, h.src);
         if (!mpi_errno)
             mpi_errno = err;
@@ -290,6 +316,16 @@ static int eager_msg_cb(void *am_hdr, void *data, MPI_Aint data_sz, uint32_t att
     if (mpi_errno && !deferred_errno)
         deferred_errno = mpi_errno;
     return mpi_errno;
+}
+
+static int eager_msg_cb(void *am_hdr, void *data, MPI_Aint data_sz, uint32_t attr,
+                        MPIR_Request ** req)
+{
+    if (req)
+        *req = NULL;
+    /* sent only at eager sizes, so the data is here */
+    MPIR_Assert(!(attr & MPIDIG_AM_ATTR__IS_ASYNC));
+    return arrived(am_hdr, data, data_sz, MPIR_NOTIFY_PATH_EAGER_AM);
 }
 
 static int take_deferred(void)
@@ -304,6 +340,31 @@ static int eager_origin_cb(MPIR_Request * sreq)
 {
     MPID_Request_complete(sreq);
     return MPI_SUCCESS;
+}
+
+/* The header of a message on the netmod's carrier lives in the request's
+ * active-message state until the send completes (MPID_Request_complete
+ * returns that state to its pool), as the provider may read it until then. */
+_Static_assert(sizeof(eager_hdr_t) <= sizeof(MPIDIG_acc_req_t), "eager header in the request");
+
+void MPIDI_Notify_eager_set_carrier(const MPIDI_Notify_eager_carrier_t * c)
+{
+    carrier = c;
+}
+
+int MPIDI_Notify_eager_deliver(const void *msg, MPI_Aint len, MPIR_Notify_path_t path)
+{
+    if (unlikely(len < (MPI_Aint) sizeof(eager_hdr_t))) {
+        eager_hdr_t none = {.src = -1 };
+        return drop(&none);
+    }
+    return arrived(msg, (const char *) msg + sizeof(eager_hdr_t),
+                   len - (MPI_Aint) sizeof(eager_hdr_t), path);
+}
+
+int MPIDI_Notify_eager_sent(MPIR_Request * sreq)
+{
+    return eager_origin_cb(sreq);
 }
 
 int MPIDI_Notify_eager_init(void)
@@ -349,8 +410,14 @@ int MPIDI_Notify_eager_put(const void *buf, MPI_Aint bytes, int target, MPI_Aint
     MPIR_cc_inc(local);
     sreq->completion_notification = local;
     e->issued[target]++;
-    mpi_errno = MPIDI_NM_am_isend(target, win->comm_ptr, handler_id, &hdr, sizeof(hdr), buf,
-                                  bytes, MPI_BYTE, vci, vci, sreq);
+    if (carrier && e->ready[target]) {
+        void *slot = &MPIDIG_REQUEST(sreq, req)->areq;
+        memcpy(slot, &hdr, sizeof(hdr));
+        mpi_errno = carrier->send(win, target, slot, sizeof(hdr), buf, bytes, sreq);
+    } else {
+        mpi_errno = MPIDI_NM_am_isend(target, win->comm_ptr, handler_id, &hdr, sizeof(hdr),
+                                      buf, bytes, MPI_BYTE, vci, vci, sreq);
+    }
     if (mpi_errno) {
         /* nothing left: undo what a send would have completed */
         e->issued[target]--;

@@ -2,7 +2,8 @@
  * Notified Access: the eager-message path (ch4_notify_eager.c).
  *
  * A notified put is one MPICH active message (MPIDI_NM_am_isend, eager
- * sizes only) that carries the data and the notification; the target copies
+ * sizes only), or one message of the netmod's own carrier where the target
+ * receives on it, that carries the data and the notification; the target copies
  * the data into its window and notifies.  The answer that MPI_Win_flush
  * waits for (a count of the origin's puts that are done) rides on the
  * target's next message to the origin, or goes alone after a few rounds of
@@ -33,6 +34,7 @@ typedef struct MPIDI_Notify_eager_win {
     bool *owed;                 /* target [origin]: done not yet told to origin */
     int *skip;                  /* target [origin]: answers to send at once before deferring again */
     bool *at_once;              /* target [origin]: the last answer went at once for skip */
+    bool *ready;                /* origin [target]: the target receives on the netmod's carrier */
     int nowed;                  /* target: origins with owed set */
     unsigned long rode, alone, at_once_sent;    /* answers: on a put, deferred then alone, at once */
     struct MPIR_Win *win;
@@ -49,8 +51,27 @@ int MPIDI_Notify_eager_init(void);
 void MPIDI_Notify_eager_set_waker(int *waker);
 int MPIDI_Notify_eager_tick(void);
 
-/* the largest put the path carries (0 before MPIDI_Notify_eager_init) */
+/* A netmod's own carrier of the path's messages, cheaper than its active
+ * messages (ofi_notify_tagged.c).  arm: make this process receive on it
+ * (called once, at the first eager put that arrives; what arrives goes to
+ * MPIDI_Notify_eager_deliver, with the carrier's path for the statistics).  send: one message of hdr and then bytes at
+ * data to target; hdr stays valid until sreq completes; the carrier calls
+ * MPIDI_Notify_eager_sent(sreq) when the send is done.  An origin uses it
+ * towards a target once a message from that target said it is armed; until
+ * then, and to targets that never arm, active messages carry the puts. */
+typedef struct {
+    int (*arm) (void);
+    int (*send) (struct MPIR_Win * win, int target, const void *hdr, size_t hdr_sz,
+                 const void *data, MPI_Aint bytes, struct MPIR_Request * sreq);
+} MPIDI_Notify_eager_carrier_t;
+void MPIDI_Notify_eager_set_carrier(const MPIDI_Notify_eager_carrier_t * c);
+int MPIDI_Notify_eager_deliver(const void *msg, MPI_Aint len, MPIR_Notify_path_t path);
+int MPIDI_Notify_eager_sent(struct MPIR_Request *sreq);
+
+/* the largest put the path carries (0 before MPIDI_Notify_eager_init),
+ * and the largest message: that put with its header */
 MPI_Aint MPIDI_Notify_eager_max(void);
+MPI_Aint MPIDI_Notify_eager_msg_max(void);
 
 /* origin: a contiguous put of bytes at buf to (target, disp, t_lb) of win,
  * notified with tag; the window's state (win->notify) must exist.  ureq

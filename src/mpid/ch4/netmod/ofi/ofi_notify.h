@@ -3,7 +3,8 @@
  * that carries 64 bits of remote CQ data; the target finds it in its
  * completion queue (no op_context) and hands it to the matching code.
  * Accesses: ofi_notify.c; the words, sent and received: ofi_notify_wire.c;
- * issue order: ofi_notify_order.c; window set-up: ofi_notify_win.c; wire
+ * issue order: ofi_notify_order.c; window set-up: ofi_notify_win.c; the
+ * eager path's tagged carrier: ofi_notify_tagged.c; wire
  * format: ofi_notify_word.h; state: ofi_notify_types.h; what the .c files
  * share: ofi_notify_impl.h.
  */
@@ -40,6 +41,14 @@ int MPIDI_OFI_notify_cq_data(uint64_t data);
  * (gets; puts of small-piece datatypes; every step under completion
  * ordering); called by progress while MPIDI_OFI_global.notify.nwaiting */
 int MPIDI_OFI_notify_progress(void);
+
+/* the tagged carrier of the eager path's messages (ofi_notify_tagged.c):
+ * set up at the first window of the path; its sends' and receives'
+ * completions, from ofi_events.c's dispatch (MPIDI_OFI_EVENT_NOTIFY) */
+void MPIDI_OFI_notify_tagged_init(void);
+struct fi_cq_tagged_entry;
+int MPIDI_OFI_notify_tagged_event(int vni, struct fi_cq_tagged_entry *wc,
+                                  struct MPIR_Request *req);
 
 /* MPICH's own tagged receives also carry remote CQ data, and they have an
  * op_context; only a remote *write* with CQ data is a notification. */

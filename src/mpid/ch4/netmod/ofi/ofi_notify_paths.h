@@ -6,7 +6,9 @@
 #define OFI_NOTIFY_PATHS_H_INCLUDED
 
 #define MPIDI_OFI_NOTIFY_PATHS(X) \
-    X(CQ_DATA, cq_data, "cq-data", false, "as libfabric remote CQ data")
+    X(CQ_DATA, cq_data, "cq-data", false, "as libfabric remote CQ data") \
+    X(EAGER_TAGGED, eager_tagged, "eager-tagged", false, \
+      "in eager messages with their data, as libfabric tagged messages (ofi_notify_tagged.c)")
 
 #define MPIDI_OFI_NOTIFY_REASONS(X) \
     X(PROVIDER_ORDER, "provider-order", "remote CQ data, ordered by the provider (FI_ORDER_WAW)") \

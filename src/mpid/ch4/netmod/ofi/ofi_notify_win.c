@@ -268,6 +268,7 @@ static int new_state(MPIR_Win * win, int slot, const member_info_t * all)
     nw->war_ordered = (MPIDI_OFI_global.prov_use[0]->tx_attr->msg_order & FI_ORDER_WAR) != 0;
     /* the eager path's answers go from MPIDI_OFI_notify_progress */
     MPIDI_Notify_eager_set_waker(&MPIDI_OFI_global.notify.nwaiting);
+    MPIDI_OFI_notify_tagged_init();
     /* this process's choice alone: the target takes either */
     MPI_Aint emax = MPIDI_Notify_eager_max();
     nw->eager_lo = MPIR_CVAR_NOTIFY_OFI_EAGER_MIN >= 0 ? MPIR_CVAR_NOTIFY_OFI_EAGER_MIN :
