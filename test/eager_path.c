@@ -7,9 +7,13 @@
  *      notify_arrived_eager_tagged count every 1 KiB put where the path table
  *      says cq-data (none with MPIR_CVAR_NOTIFY_OFI_EAGER_MAX=0, by default
  *      on the sockets provider, or on any other path); with
- *      MPIR_CVAR_NOTIFY_OFI_EAGER_MIN=0 the 8-byte ones too.  The first eager
- *      put of the window is an active message, the rest ride the tagged
- *      carrier (none with MPIR_CVAR_NOTIFY_OFI_TAGGED_RECVS=0);
+ *      MPIR_CVAR_NOTIFY_OFI_EAGER_MIN=0 the 8-byte ones too; 12 KiB ones
+ *      by default where the tagged carrier is on (MPIR_CVAR_NOTIFY_OFI_
+ *      TAGGED_RECVS not 0), or with EAGER_MAX above.  The first eager put
+ *      of the window is an active message, the rest ride the tagged
+ *      carrier; none do with TAGGED_RECVS=0, or where the target's
+ *      receives cannot be posted (EAGER_PATH_ARM_FAILS=1: the testlist
+ *      asks for more receives than memory holds);
  *   B. issue order across the write, eager and queued-word paths: injected,
  *      eager, large and zero-byte puts, gets and accumulates to one target,
  *      matched with MPI_ANY_TAG, with and without flush_local between;
@@ -22,6 +26,7 @@
 
 #define KB 1024
 #define BIG 65536
+#define MID (12 * KB)           /* A: above 8 KiB, within the largest eager message */
 #define NA 20                   /* A: puts of each size */
 #define NB 300                  /* B: accesses */
 #define NC 500                  /* C: exchanges */
@@ -56,11 +61,16 @@ static void by_path(MPI_Win win, char *base, int rank)
     int eager_on = cq && !env_is("MPIR_CVAR_NOTIFY_OFI_EAGER_MAX", "0") &&
         !(by_default && prov && !strncmp(prov, "sockets", 7));
     int small_too = eager_on && env_is("MPIR_CVAR_NOTIFY_OFI_EAGER_MIN", "0");
-    int tagged = eager_on && !env_is("MPIR_CVAR_NOTIFY_OFI_TAGGED_RECVS", "0");
+    int carrier = !env_is("MPIR_CVAR_NOTIFY_OFI_TAGGED_RECVS", "0");
+    int tagged = eager_on && carrier && !env_is("EAGER_PATH_ARM_FAILS", "1");
+    const char *max = getenv("MPIR_CVAR_NOTIFY_OFI_EAGER_MAX");
+    int mid_too = eager_on && (max ? atoi(max) >= MID : carrier);
     int first = 1;              /* the window's first eager put is still to come */
-    static char src[KB];
+    static char src[MID];
+    const int sizes[] = { 8, KB, MID };
 
-    for (int n = 8; n <= KB; n *= 128) {
+    for (int s = 0; s < 3; s++) {
+        int n = sizes[s];
         const char *names[2] = { "notify_arrived_eager_am", "notify_arrived_eager_tagged" };
         unsigned long long got[2] = { 0, 0 }, before[2] = { 0, 0 };
         MPI_T_pvar_handle h[2];
@@ -86,7 +96,7 @@ static void by_path(MPI_Win win, char *base, int rank)
                 MPI_OK(MPI_T_pvar_handle_free(session, &h[c]));
                 got[c] -= before[c];
             }
-            int eager = n == KB ? eager_on : small_too;
+            int eager = n == KB ? eager_on : n == MID ? mid_too : small_too;
             unsigned long long want = eager ? NA : 0;
             /* active messages until the target's first answer says it is armed */
             unsigned long long want_tagged = eager && tagged ? NA - first : 0;
@@ -96,7 +106,7 @@ static void by_path(MPI_Win win, char *base, int rank)
             CHECK(base[0] == (char) (NA - 1 + n) && base[n - 1] == (char) (NA - 1 + n),
                   "%d-byte puts: data %d %d", n, base[0], base[n - 1]);
         }
-        if (n == KB ? eager_on : small_too)
+        if (n == KB ? eager_on : n == MID ? mid_too : small_too)
             first = 0;
         MPI_Barrier(MPI_COMM_WORLD);
     }

@@ -58,7 +58,7 @@ static unsigned long dropped;   /* messages that named no window here */
  * process receives on it: armed at the first eager put that arrives, so a
  * process that never receives one posts nothing */
 static const MPIDI_Notify_eager_carrier_t *carrier;
-static bool armed, arm_tried;
+static enum { ARM_NOT_TRIED, ARMED, ARM_FAILED } arm_state;
 /* The netmod drops what an AM handler returns (ofi's short messages); an
  * error there (no memory for the unexpected queue) is returned by the next
  * eager put or settle instead. */
@@ -149,7 +149,7 @@ static eager_hdr_t header(MPIR_Win * win, int kind)
     eager_hdr_t hdr = {
         .win_id = MPIDIG_WIN(win, win_id),
         .src = win->comm_ptr->rank,
-        .kind = kind | (armed ? EAGER_CARRIER_READY : 0),
+        .kind = kind | (arm_state == ARMED ? EAGER_CARRIER_READY : 0),
     };
     return hdr;
 }
@@ -297,10 +297,9 @@ static int arrived(const void *msg, const void *data, MPI_Aint data_sz,
     if (kind == EAGER_PUT) {
         /* before the answer, which says so; a carrier that cannot arm
          * leaves its origins on active messages */
-        if (carrier && !arm_tried) {
-            arm_tried = true;
-            armed = carrier->arm() == MPI_SUCCESS;
-            if (!armed && MPIR_CVAR_NOTIFY_VERBOSE)
+        if (carrier && arm_state == ARM_NOT_TRIED) {
+            arm_state = carrier->arm() == MPI_SUCCESS ? ARMED : ARM_FAILED;
+            if (arm_state == ARM_FAILED && MPIR_CVAR_NOTIFY_VERBOSE)
                 fprintf(stderr, "notify: the netmod's carrier of eager messages did not "
                         "start; they stay on active messages\n");
         }
@@ -335,13 +334,6 @@ static int take_deferred(void)
     return e;
 }
 
-/* the local half of a put: its send is complete */
-static int eager_origin_cb(MPIR_Request * sreq)
-{
-    MPID_Request_complete(sreq);
-    return MPI_SUCCESS;
-}
-
 /* The header of a message on the netmod's carrier lives in the request's
  * active-message state until the send completes (MPID_Request_complete
  * returns that state to its pool), as the provider may read it until then. */
@@ -362,16 +354,19 @@ int MPIDI_Notify_eager_deliver(const void *msg, MPI_Aint len, MPIR_Notify_path_t
                    len - (MPI_Aint) sizeof(eager_hdr_t), path);
 }
 
+/* the local half of a put: its send is complete (an active message's
+ * origin callback, or the carrier's) */
 int MPIDI_Notify_eager_sent(MPIR_Request * sreq)
 {
-    return eager_origin_cb(sreq);
+    MPID_Request_complete(sreq);
+    return MPI_SUCCESS;
 }
 
 int MPIDI_Notify_eager_init(void)
 {
     /* every process registers in the same order, so ids agree; none left:
      * the netmods keep their own paths at every size */
-    handler_id = MPIDIG_am_reg_cb_dynamic(eager_origin_cb, eager_msg_cb);
+    handler_id = MPIDIG_am_reg_cb_dynamic(MPIDI_Notify_eager_sent, eager_msg_cb);
     return MPI_SUCCESS;
 }
 

@@ -1,7 +1,8 @@
 /*
  * Notified Access over libfabric: what ofi_notify.c (accesses),
- * ofi_notify_wire.c (the CQ data words: sent, received) and
- * ofi_notify_order.c (notifications in issue order) share.
+ * ofi_notify_wire.c (the CQ data words: sent, received),
+ * ofi_notify_order.c (notifications in issue order), ofi_notify_tagged.c
+ * (the eager path's tagged carrier) and ofi_notify_win.c share.
  */
 #ifndef OFI_NOTIFY_IMPL_H_INCLUDED
 #define OFI_NOTIFY_IMPL_H_INCLUDED
@@ -21,6 +22,10 @@ int MPIDI_OFI_notify_write(MPIR_Win * win, int target, const void *buf, size_t l
                            MPIR_Request ** track);
 int MPIDI_OFI_notify_emit_word(MPIR_Win * win, int target, uint64_t word, MPIR_Request ** track);
 int MPIDI_OFI_notify_maybe_stray(MPIR_Win * win, MPIDI_OFI_notify_win_t * nw, int target);
+
+/* ofi_notify_tagged.c: whether this process's eager messages use the
+ * tagged carrier (after MPIDI_OFI_notify_tagged_init) */
+bool MPIDI_OFI_notify_tagged_on(void);
 
 /* ofi_notify_order.c */
 int MPIDI_OFI_notify_after(MPIR_Win * win, int target, const uint64_t * words, int nwords,

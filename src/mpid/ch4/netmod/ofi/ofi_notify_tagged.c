@@ -128,6 +128,11 @@ int MPIDI_OFI_notify_tagged_event(int vni, struct fi_cq_tagged_entry *wc, MPIR_R
 
 static const MPIDI_Notify_eager_carrier_t carrier = {.arm = carrier_arm,.send = carrier_send };
 
+bool MPIDI_OFI_notify_tagged_on(void)
+{
+    return tag_bit != 0;
+}
+
 /* once, at the first window of the path (MPICH and the eager path are up) */
 void MPIDI_OFI_notify_tagged_init(void)
 {

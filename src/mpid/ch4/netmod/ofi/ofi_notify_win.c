@@ -12,7 +12,7 @@
 
 #include "mpidimpl.h"
 #include "ofi_impl.h"
-#include "ofi_notify.h"
+#include "ofi_notify_impl.h"
 #include "ch4_notify_eager.h"
 
 /*
@@ -77,7 +77,9 @@ cvars:
         The largest put sent as an eager active message (see
         MPIR_CVAR_NOTIFY_OFI_EAGER_MIN).  -1: the provider's measured
         default, where the write overtakes the message (bench/eager-table.sh,
-        doc/benchmarks.md): 0 on sockets, else 8192;
+        doc/benchmarks.md): 0 on sockets, else the largest eager message
+        where the tagged carrier is on (MPIR_CVAR_NOTIFY_OFI_TAGGED_RECVS),
+        8192 where it is off;
         0: never (every put is a write); a value above the largest eager
         message of the netmod means that largest.
 
@@ -89,15 +91,18 @@ cvars:
 
 /* Where the write overtakes the eager message, per provider, from
  * bench/eager-table.sh (doc/benchmarks.md): on tcp, over loopback and
- * across two hosts (the namespaces), the message leads up to 4 KiB, leads
- * in 6 of 8 tables at 8 KiB and ties at 16 KiB (tcp answers every write
- * that is not injected); on sockets the write leads at every size (its
- * provider answers a non-injected send as it answers a write).  Providers
- * not measured get tcp's bound. */
+ * across two hosts (the namespaces), the active message leads up to 4 KiB,
+ * leads in 6 of 8 tables at 8 KiB and ties at 16 KiB (tcp answers every
+ * write that is not injected); the tagged carrier leads up to the largest
+ * eager message (12 KiB and 16,000 B: 2026-11-28).  On sockets the write
+ * leads at every size (its provider answers a non-injected send as it
+ * answers a write).  Providers not measured get tcp's bound. */
 static MPI_Aint default_eager_max(void)
 {
     const char *prov = MPIDI_OFI_global.prov_use[0]->fabric_attr->prov_name;
-    return strncmp(prov, "sockets", 7) == 0 ? 0 : 8192;
+    if (strncmp(prov, "sockets", 7) == 0)
+        return 0;
+    return MPIDI_OFI_notify_tagged_on()? MPIDI_Notify_eager_max() : 8192;
 }
 
 /* Why the provider cannot carry the path, or PATH_ON.  For the shm
@@ -284,13 +289,14 @@ static int new_state(MPIR_Win * win, int slot, const member_info_t * all)
 void MPIDI_OFI_notify_win_describe(MPIR_Win * win, char *text, size_t text_sz)
 {
     MPIDI_OFI_notify_win_t *nw = MPIDI_OFI_WIN(win).notify;
-    char eager[64] = "no eager messages";
+    char eager[128] = "no eager messages";
 
     if (!nw)
         return;
     if (nw->eager_lo <= nw->eager_hi)
-        snprintf(eager, sizeof(eager), "eager messages for puts of %ld to %ld bytes",
-                 (long) nw->eager_lo, (long) nw->eager_hi);
+        snprintf(eager, sizeof(eager), "eager messages for puts of %ld to %ld bytes (%s)",
+                 (long) nw->eager_lo, (long) nw->eager_hi, MPIDI_OFI_notify_tagged_on()?
+                 "tagged once the target receives on the carrier" : "active messages");
     snprintf(text, text_sz, "libfabric remote CQ data via %s, slot %d, inject up to %zu bytes, "
              "ordered by %s, get notified %s; %s",
              MPIDI_OFI_global.prov_use[0]->fabric_attr->prov_name, nw->slot,
