@@ -4,23 +4,23 @@
  * put, or after a few rounds of its progress).  2 ranks.
  *
  *   A. which path carried them: MPI_T's notify_arrived_eager_am and
- *      notify_arrived_eager_tagged count every 1 KiB put where the path table
- *      says cq-data (none with MPIR_CVAR_NOTIFY_OFI_EAGER_MAX=0, by default
- *      on the sockets provider, or on any other path); with
- *      MPIR_CVAR_NOTIFY_OFI_EAGER_MIN=0 the 8-byte ones too; 12 KiB ones
- *      by default where the tagged carrier is on (MPIR_CVAR_NOTIFY_OFI_
- *      TAGGED_RECVS not 0), or with EAGER_MAX above.  The first eager put
- *      of the window is an active message, the rest ride the tagged
- *      carrier; none do with TAGGED_RECVS=0, or where the target's
- *      receives cannot be posted (EAGER_PATH_ARM_FAILS=1: the testlist
- *      asks for more receives than memory holds);
+ *      notify_arrived_eager_tagged count the 8 B, 1 KiB and 12 KiB puts of
+ *      the window's eager range where the path table says cq-data: by
+ *      default on tcp 1 KiB, and 12 KiB where the tagged carrier is on
+ *      (MPIR_CVAR_NOTIFY_OFI_TAGGED_RECVS not 0); none on sockets; with
+ *      MPIR_CVAR_NOTIFY_OFI_EAGER_MIN/MAX what they say (MAX=0: none).
+ *      The first eager put of the window is an active message, the rest
+ *      ride the tagged carrier; none do with TAGGED_RECVS=0, or where the
+ *      target's receives cannot be posted (EAGER_PATH_ARM_FAILS=1: the
+ *      testlist asks for more receives than memory holds);
  *   B. issue order across the write, eager and queued-word paths: injected,
  *      eager, large and zero-byte puts, gets and accumulates to one target,
  *      matched with MPI_ANY_TAG, with and without flush_local between;
  *   C. both ranks put to each other and flush at once, each owing the
  *      other its answer while it waits for its own;
  *   D. the target sits in MPI_Barrier while the origin flushes;
- *   E. MPI_Rput_notify: the request completes, the buffer is reusable;
+ *   E. MPI_Rput_notify of 8 B and 1 KiB: the request completes, the buffer
+ *      is reusable;
  *   F. the counter dialect: 1 KiB MPIX_Put_notify updates its counter. */
 #include "na_test.h"
 
@@ -55,22 +55,25 @@ static void by_path(MPI_Win win, char *base, int rank)
     char path[64], why[64];
     na_path(win, rank ^ 1, path, why, sizeof(path));
     int cq = !strcmp(path, "cq-data");
-    /* the default range is the provider's: none on sockets */
+    /* The default range is the provider's (ofi_notify_win.c): none on
+     * sockets; elsewhere from above the inject size (1 KiB, not 8 B) to the
+     * largest eager message (12 KiB too) with the tagged carrier, 8 KiB
+     * without.  The CVARs set either end. */
     const char *prov = getenv("FI_PROVIDER");
-    int by_default = !getenv("MPIR_CVAR_NOTIFY_OFI_EAGER_MAX");
-    int eager_on = cq && !env_is("MPIR_CVAR_NOTIFY_OFI_EAGER_MAX", "0") &&
-        !(by_default && prov && !strncmp(prov, "sockets", 7));
-    int small_too = eager_on && env_is("MPIR_CVAR_NOTIFY_OFI_EAGER_MIN", "0");
-    int carrier = !env_is("MPIR_CVAR_NOTIFY_OFI_TAGGED_RECVS", "0");
-    int tagged = eager_on && carrier && !env_is("EAGER_PATH_ARM_FAILS", "1");
+    const char *min = getenv("MPIR_CVAR_NOTIFY_OFI_EAGER_MIN");
     const char *max = getenv("MPIR_CVAR_NOTIFY_OFI_EAGER_MAX");
-    int mid_too = eager_on && (max ? atoi(max) >= MID : carrier);
+    int carrier = !env_is("MPIR_CVAR_NOTIFY_OFI_TAGGED_RECVS", "0");
+    int on_sockets = prov && !strncmp(prov, "sockets", 7);
+    int lo = min ? atoi(min) : KB;
+    int hi = max ? atoi(max) : on_sockets ? -1 : carrier ? MID : 8 * KB;
+    int tagged = carrier && !env_is("EAGER_PATH_ARM_FAILS", "1");
     int first = 1;              /* the window's first eager put is still to come */
     static char src[MID];
     const int sizes[] = { 8, KB, MID };
 
     for (int s = 0; s < 3; s++) {
         int n = sizes[s];
+        int eager = cq && lo <= n && n <= hi;
         const char *names[2] = { "notify_arrived_eager_am", "notify_arrived_eager_tagged" };
         unsigned long long got[2] = { 0, 0 }, before[2] = { 0, 0 };
         MPI_T_pvar_handle h[2];
@@ -96,7 +99,6 @@ static void by_path(MPI_Win win, char *base, int rank)
                 MPI_OK(MPI_T_pvar_handle_free(session, &h[c]));
                 got[c] -= before[c];
             }
-            int eager = n == KB ? eager_on : n == MID ? mid_too : small_too;
             unsigned long long want = eager ? NA : 0;
             /* active messages until the target's first answer says it is armed */
             unsigned long long want_tagged = eager && tagged ? NA - first : 0;
@@ -106,7 +108,7 @@ static void by_path(MPI_Win win, char *base, int rank)
             CHECK(base[0] == (char) (NA - 1 + n) && base[n - 1] == (char) (NA - 1 + n),
                   "%d-byte puts: data %d %d", n, base[0], base[n - 1]);
         }
-        if (n == KB ? eager_on : n == MID ? mid_too : small_too)
+        if (eager)
             first = 0;
         MPI_Barrier(MPI_COMM_WORLD);
     }
@@ -239,24 +241,27 @@ static void idle_target(MPI_Win win, char *base, int rank)
     }
 }
 
-/* E: MPI_Rput_notify of an eager size */
+/* E: MPI_Rput_notify of 8 B (a write, or with MPIR_CVAR_NOTIFY_OFI_EAGER_
+ * MIN=0 an eager message) and 1 KiB */
 static void request_based(MPI_Win win, char *base, int rank)
 {
     static char src[KB];
-    MPI_Barrier(MPI_COMM_WORLD);
-    if (rank == 0) {
-        MPI_Request r;
-        memset(src, 55, KB);
-        MPI_OK(MPI_Rput_notify(src, KB, MPI_BYTE, 1, 2 * KB, KB, MPI_BYTE, win, 6, &r));
-        MPI_OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
-        memset(src, 0, KB);     /* reusable once the request is complete */
-        MPI_OK(MPI_Win_flush(1, win));
-    } else {
-        wait_tag(win, 0, 6, 1);
-        CHECK(base[2 * KB] == 55 && base[3 * KB - 1] == 55, "rput_notify: data %d %d",
-              base[2 * KB], base[3 * KB - 1]);
+    for (int n = 8; n <= KB; n *= 128) {
+        MPI_Barrier(MPI_COMM_WORLD);
+        if (rank == 0) {
+            MPI_Request r;
+            memset(src, 55 + n, n);
+            MPI_OK(MPI_Rput_notify(src, n, MPI_BYTE, 1, 2 * KB, n, MPI_BYTE, win, 6, &r));
+            MPI_OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
+            memset(src, 0, n);  /* reusable once the request is complete */
+            MPI_OK(MPI_Win_flush(1, win));
+        } else {
+            wait_tag(win, 0, 6, 1);
+            CHECK(base[2 * KB] == (char) (55 + n) && base[2 * KB + n - 1] == (char) (55 + n),
+                  "rput_notify %d B: data %d %d", n, base[2 * KB], base[2 * KB + n - 1]);
+        }
+        MPI_Barrier(MPI_COMM_WORLD);
     }
-    MPI_Barrier(MPI_COMM_WORLD);
 }
 
 /* F: a counter updated by 1 KiB puts */
