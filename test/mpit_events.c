@@ -3,7 +3,15 @@
  * seen as any tool sees them: MPI_T_event_get_index, a registration handle
  * and a callback per event, MPI_T_event_read of each element.  2 ranks.
  *
- * Rank 0 puts plainly, then 3 MPI_Put_notify (tag 5, 16 bytes) and 2
+ * Rank 0 first makes an MPI_Put_notify outside an epoch (MPI_ERR_RMA_SYNC):
+ *   notify_refused         at rank 0 where the path numbers the access
+ *                          before the epoch check (generic: MPIDIG's put
+ *                          checks it) and takes the number back: window,
+ *                          target 1; elsewhere the access is refused before
+ *                          it has a number, and no event comes.  Either
+ *                          way no number is lost: the tagged puts below
+ *                          still arrive in order.
+ * Rank 0 then puts plainly, then 3 MPI_Put_notify (tag 5, 16 bytes) and 2
  * MPIX_Put_notify on counter 0 to rank 1, flushing each.  Rank 1 listens:
  *   notify_arrival         5: window, source 0, tag 5 / counter 0 (the other
  *                          one MPI_UNDEFINED), bytes, a path of notify_path
@@ -19,12 +27,14 @@
 #define TAG 5
 #define BYTES 16
 
-enum { ARRIVAL, MATCH, COUNTER, NEVENTS };
-static const char *names[NEVENTS] = { "notify_arrival", "notify_match", "notify_counter_update" };
+enum { ARRIVAL, MATCH, COUNTER, REFUSED, NEVENTS };
+static const char *names[NEVENTS] = { "notify_arrival", "notify_match", "notify_counter_update",
+    "notify_refused"
+};
 
 static struct {
     int calls;
-    int win[8], source[8], tag[8], counter[8], path[8], request[8];
+    int win[8], source[8], tag[8], counter[8], path[8], request[8], target[8];
     MPI_Aint bytes[8];
     MPI_Count value[8];
 } seen[NEVENTS];
@@ -58,6 +68,10 @@ static void on_event(MPI_T_event_instance ev, MPI_T_event_registration reg,
             MPI_T_event_read(ev, 0, &seen[which].win[n]);
             MPI_T_event_read(ev, 1, &seen[which].counter[n]);
             MPI_T_event_read(ev, 2, &seen[which].value[n]);
+            break;
+        case REFUSED:
+            MPI_T_event_read(ev, 0, &seen[which].win[n]);
+            MPI_T_event_read(ev, 1, &seen[which].target[n]);
             break;
     }
 }
@@ -95,6 +109,23 @@ int main(int argc, char **argv)
     MPI_OK(MPI_Win_allocate(4 * BYTES, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win));
     MPI_OK(MPIX_Win_create_notify(win, 1));
     int win_handle = (int) MPI_Win_c2f(win);
+    if (rank == 0) {
+        char path[64], why[64];
+        int v = 0;
+        na_path(win, 1, path, why, sizeof(path));
+        MPI_OK(MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN));
+        int rc = MPI_Put_notify(&v, 1, MPI_INT, 1, 0, 1, MPI_INT, win, TAG), cls = MPI_SUCCESS;
+        MPI_Error_class(rc, &cls);
+        CHECK(cls == MPI_ERR_RMA_SYNC, "put_notify outside an epoch: class %d", cls);
+        MPI_OK(MPI_Win_set_errhandler(win, MPI_ERRORS_ARE_FATAL));
+        if (strcmp(path, "generic") == 0)
+            CHECK(seen[REFUSED].calls == 1 && seen[REFUSED].win[0] == win_handle &&
+                  seen[REFUSED].target[0] == 1, "generic path: %d refusals (win %d/%d, "
+                  "target %d)", seen[REFUSED].calls, seen[REFUSED].win[0], win_handle,
+                  seen[REFUSED].target[0]);
+        else
+            CHECK(seen[REFUSED].calls == 0, "%s path: %d refusals", path, seen[REFUSED].calls);
+    }
     MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
     MPI_OK(MPI_Win_lock_all(0, win));
     if (rank == 0) {
@@ -157,6 +188,8 @@ int main(int argc, char **argv)
         CHECK(seen[ARRIVAL].calls == 0 && seen[MATCH].calls == 0 && seen[COUNTER].calls == 0,
               "the origin saw %d %d %d", seen[ARRIVAL].calls, seen[MATCH].calls,
               seen[COUNTER].calls);
+    else
+        CHECK(seen[REFUSED].calls == 0, "the target saw %d refusals", seen[REFUSED].calls);
 
     /* without registrations: no more calls */
     for (int i = 0; i < NEVENTS; i++)
