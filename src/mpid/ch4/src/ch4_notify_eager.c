@@ -229,33 +229,36 @@ static int answer(MPIDI_Notify_eager_win_t * e, int origin)
     return MPI_SUCCESS;
 }
 
-/* The local completion counter a put to target counts in: per target, or
- * per window in a fence epoch (as MPIDIG_win_cmpl_cnts_incr chooses; an
- * epoch cannot change while its puts are unanswered, since every call that
- * ends one waits for this counter or the remote one) */
-static MPIR_cc_t *local_cnt(MPIR_Win * win, int target)
+/* origin: the target says its puts up to ack are done.  Each put counted
+ * in the completion counters MPIDIG_win_cmpl_cnts_incr chose, per target or
+ * (in a fence epoch) per window; an epoch cannot change while its puts are
+ * unanswered, since every call that ends one waits for these counters.
+ * One lookup of the target for the answer, however many puts it covers. */
+static void take_answer(MPIR_Win * win, MPIDI_Notify_eager_win_t * e, int target, uint64_t ack)
 {
+    MPIR_cc_t *local, *remote;
+
+    /* answers are cumulative and may pass each other */
+    if (e->acked[target] >= ack)
+        return;
     switch (MPIDIG_WIN(win, sync).access_epoch_type) {
         case MPIDIG_EPOTYPE_LOCK:
         case MPIDIG_EPOTYPE_LOCK_ALL:
         case MPIDIG_EPOTYPE_START:{
                 MPIDIG_win_target_t *t = MPIDIG_win_target_find(win, target);
                 MPIR_Assert(t);
-                return &t->local_cmpl_cnts;
+                local = &t->local_cmpl_cnts;
+                remote = &t->remote_cmpl_cnts;
+                break;
             }
         default:
-            return &MPIDIG_WIN(win, local_cmpl_cnts);
+            local = &MPIDIG_WIN(win, local_cmpl_cnts);
+            remote = &MPIDIG_WIN(win, remote_cmpl_cnts);
+            break;
     }
-}
-
-/* origin: the target says its puts up to ack are done */
-static void take_answer(MPIR_Win * win, MPIDI_Notify_eager_win_t * e, int target, uint64_t ack)
-{
-    /* answers are cumulative and may pass each other */
-    while (e->acked[target] < ack) {
-        e->acked[target]++;
-        MPIDIG_win_remote_cmpl_cnt_decr(win, target);
-        MPIR_cc_dec(local_cnt(win, target));
+    for (; e->acked[target] < ack; e->acked[target]++) {
+        MPIR_cc_dec(remote);
+        MPIR_cc_dec(local);
     }
 }
 
