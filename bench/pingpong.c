@@ -23,6 +23,10 @@
  *               writes target memory itself; only where a put needs no
  *               progress at the target, probed at start, else left out
  *               with a message)
+ *   floor       bound, and the target also runs MPI_Start + MPI_Wait of a
+ *               persistent receive from MPI_PROC_NULL around its spin: the
+ *               least put_notify's calls cost in MPICH's own code, in time
+ *               (bench/instr.c's floor counts its instructions)
  *   bound_progress  the same, the target driving progress in its spin loop
  *               with MPI_Iprobe: the bound for paths whose puts need the
  *               target's progress (the netmods)
@@ -66,18 +70,18 @@
 
 enum { SENDRECV, PUT_NOTIFY, GET_NOTIFY, PSCW, FENCE, PUT_FLUSH_SEND, BOUND, PUT_COUNTER,
     GET_COUNTER, PUT_ACC, PUT_FLAG, ACC_NOTIFY, ACC_FLUSH_SEND, FOP_NOTIFY, FOP_POLL, CACHELINE,
-    BOUND_PROGRESS, FLAG_SYNC, PSENDRECV, PARTITIONED, NMODES
+    BOUND_PROGRESS, FLAG_SYNC, PSENDRECV, PARTITIONED, FLOOR, NMODES
 };
 static const char *const mode_names[NMODES] = { "sendrecv", "put_notify", "get_notify", "pscw",
     "fence", "put_flush_send", "bound", "put_counter", "get_counter", "put_acc", "put_flag",
     "acc_notify", "acc_flush_send", "fop_notify", "fop_poll", "cacheline", "bound_progress",
-    "flag_sync", "psendrecv", "partitioned"
+    "flag_sync", "psendrecv", "partitioned", "floor"
 };
 /* 1: the mode keeps the window in a lock_all epoch */
 static const int passive[NMODES] = {[PUT_NOTIFY] = 1,[GET_NOTIFY] = 1,[PUT_FLUSH_SEND] = 1,
     [BOUND] = 1,[PUT_COUNTER] = 1,[GET_COUNTER] = 1,[PUT_ACC] = 1,[PUT_FLAG] = 1,
     [ACC_NOTIFY] = 1,[ACC_FLUSH_SEND] = 1,[FOP_NOTIFY] = 1,[FOP_POLL] = 1,[BOUND_PROGRESS] = 1,
-    [FLAG_SYNC] = 1
+    [FLAG_SYNC] = 1,[FLOOR] = 1
 };
 
 static int rank, peer;
@@ -92,6 +96,7 @@ static MPI_Group peer_group;
 static MPI_Request nreq;        /* notify request for the peer, tag 1 */
 static _Atomic int *line;       /* cacheline: in memory both processes map */
 static MPI_Request preq[2];     /* psendrecv, partitioned: send, receive */
+static MPI_Request pnull;       /* floor: a persistent receive from MPI_PROC_NULL */
 
 /* wait until my counter 0 has counted one more access: counters only
  * grow, so a waiter compares with what it has seen (as flag_sync's
@@ -305,6 +310,7 @@ static void round_trip(int mode, int size, unsigned iter)
                 }
             case BOUND:
             case BOUND_PROGRESS:
+            case FLOOR:
                 if (sending) {
                     lbuf[size - 1] = mark;
                     MPI_Put(lbuf, size, MPI_BYTE, peer, 0, size, MPI_BYTE, win);
@@ -312,13 +318,17 @@ static void round_trip(int mode, int size, unsigned iter)
                 } else {
                     volatile char *last = wbuf + size - 1;
                     int flag;
-                    if (mode == BOUND)
+                    if (mode == FLOOR)
+                        MPI_Start(&pnull);
+                    if (mode != BOUND_PROGRESS)
                         while (*last != mark)
                             MPI_Win_sync(win);
                     else        /* Iprobe only drives progress */
                         while (*last != mark)
                             MPI_Iprobe(MPI_ANY_SOURCE, 99, MPI_COMM_WORLD, &flag,
                                        MPI_STATUS_IGNORE);
+                    if (mode == FLOOR)
+                        MPI_Wait(&pnull, MPI_STATUS_IGNORE);
                 }
                 break;
             case PSENDRECV:
@@ -340,8 +350,10 @@ static void begin(int mode, int size)
 {
     /* bound: the polled byte must not hold a stale mark from earlier modes,
      * or a rank could run ahead and overwrite the mark its peer waits for */
-    if (mode == BOUND || mode == BOUND_PROGRESS)
+    if (mode == BOUND || mode == BOUND_PROGRESS || mode == FLOOR)
         wbuf[size - 1] = 0;
+    if (mode == FLOOR)
+        MPI_Recv_init(NULL, 0, MPI_BYTE, MPI_PROC_NULL, 0, MPI_COMM_WORLD, &pnull);
     if (mode == CACHELINE)
         atomic_store(line, 0);
     if (mode == PUT_COUNTER || mode == GET_COUNTER) {
@@ -363,6 +375,8 @@ static void begin(int mode, int size)
 
 static void end(int mode)
 {
+    if (mode == FLOOR)
+        MPI_Request_free(&pnull);
     if (mode == PSENDRECV || mode == PARTITIONED) {
         MPI_Request_free(&preq[0]);
         MPI_Request_free(&preq[1]);
@@ -387,7 +401,7 @@ int main(int argc, char **argv)
         {"-modes", BU_STRING, &modes, "comma-separated subset of sendrecv,put_notify,"
          "get_notify,pscw,fence,put_flush_send,bound,put_counter,get_counter,put_acc,"
          "put_flag,acc_notify,acc_flush_send,fop_notify,fop_poll,cacheline,bound_progress,"
-         "flag_sync,psendrecv,partitioned (all)"},
+         "flag_sync,psendrecv,partitioned,floor (all)"},
         {"-csv", BU_STRING, &csv, "also write the results to this CSV file"},
         {"-trace", BU_STRING, &trace, "write every timed half round trip, in the order run, "
          "to this CSV file (mode,bytes,iteration,us): a median hides whether trips are "
@@ -455,10 +469,11 @@ int main(int argc, char **argv)
     /* bound and flag_sync spin without progress: only where an MPI_Put
      * reaches the target without the target's progress (the origin's own
      * store into memory both map: ch4's shm module), else they would hang */
-    if ((use[BOUND] || use[FLAG_SYNC]) && !puts_need_no_progress()) {
+    if ((use[BOUND] || use[FLAG_SYNC] || use[FLOOR]) && !puts_need_no_progress()) {
         if (rank == 0)
-            printf("# bound, flag_sync left out: an MPI_Put here needs the target's progress\n");
-        use[BOUND] = use[FLAG_SYNC] = 0;
+            printf("# bound, flag_sync, floor left out: an MPI_Put here needs the target's "
+                   "progress\n");
+        use[BOUND] = use[FLAG_SYNC] = use[FLOOR] = 0;
     }
     double *t[NMODES];
     for (int m = 0; m < NMODES; m++)
