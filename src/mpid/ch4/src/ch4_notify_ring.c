@@ -191,7 +191,6 @@ int MPIDI_Notify_rings_drain(void)
 
     if (!CONS.mine)
         return MPI_SUCCESS;
-    uint32_t start = CONS.head;
     while ((c = MPIDI_Notify_ring_peek_cell(CONS.mine, CONS.mask, CONS.head))) {
         uint64_t win_id = c->win_id;
         int src = c->src;
@@ -211,8 +210,7 @@ int MPIDI_Notify_rings_drain(void)
     /* the cells read go back once, on a line only producers short of
      * cells read; a delivery that made progress and drained again gave
      * back as far as it read */
-    if (CONS.head != start)
-        MPIDI_Notify_ring_release(CONS.mine, CONS.head);
+    MPIDI_Notify_ring_release(CONS.mine, CONS.head);
     return mpi_errno;
 }
 
