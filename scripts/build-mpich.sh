@@ -320,8 +320,9 @@ configure_key() {
 # KEY into $OBJ, or run CMD (configure) and keep what it wrote
 configure_cached() {
     local key=$1; shift
-    local entry=$CONFIGURE_CACHE/$key.tar.gz stage=configure${VARIANT:+-$VARIANT}
-    if [ "$CONFIGURE_CACHE" != off ] && [ -f "$entry" ] && [ -z "$(ls -A "$OBJ")" ] &&
+    local entry=$CONFIGURE_CACHE/$key.tar.gz stage=configure${VARIANT:+-$VARIANT} empty=0
+    [ -z "$(ls -A "$OBJ")" ] && empty=1
+    if [ "$CONFIGURE_CACHE" != off ] && [ -f "$entry" ] && [ $empty = 1 ] &&
         tar -xzf "$entry" -C "$OBJ"; then
         # newer than the configure and Makefile.in files autogen just wrote,
         # or make would run configure again
@@ -332,16 +333,15 @@ configure_cached() {
         say "$stage: unpacked from the configure cache (${entry#$HOME/})"
         return
     fi
-    local empty=0
-    [ -z "$(ls -A "$OBJ")" ] && empty=1
     run "$stage" "$@"
     # only a directory that holds nothing but what configure wrote
     if [ "$CONFIGURE_CACHE" != off ] && [ $empty = 1 ] && mkdir -p "$CONFIGURE_CACHE"; then
         cp "$LOGS/$stage.log" "${entry%.tar.gz}.log"
         tar -czf "$entry.tmp" -C "$OBJ" . && mv "$entry.tmp" "$entry"
-        # the newest eight entries stay
+        # the sixteen most recently used entries stay (a hit touches its
+        # entry): three variants for each of a few clone paths
         local old
-        for old in $(ls -1t "$CONFIGURE_CACHE"/*.tar.gz | tail -n +9); do
+        for old in $(ls -1t "$CONFIGURE_CACHE"/*.tar.gz | tail -n +17); do
             rm -f "$old" "${old%.tar.gz}.log"
         done
     fi
