@@ -200,16 +200,27 @@ NOTIFY_INLINE void MPIR_Notify_unpost(struct MPIR_Notify_win *nw, MPIR_Notify_re
     r->posted = false;
 }
 
-/* r has all its notifications: out of the matching structures, complete */
+/* r has all its notifications: out of the matching structures, complete.
+ * What MPID_Request_complete does, less what a notification request never
+ * has (the device's active-message state, a completion counter) and a
+ * free that cannot happen here: the user's reference outlives the
+ * matching's, since a request freed while posted is unposted first
+ * (MPIR_Notify_request_free).  The device's free hook bumps the VCI's
+ * progress count, so a blocked MPI_Wait notices. */
 NOTIFY_INLINE int MPIR_Notify_finish(struct MPIR_Notify_win *nw, MPIR_Notify_req_t * r)
 {
+    MPIR_Request *req = r->req;
+    int incomplete, inuse;
     if (r->taken_head)
         MPIR_Notify_release_taken(nw, r);
     if (r->posted)
         MPIR_Notify_unpost(nw, r);
-    /* drops the reference taken at start and bumps the VCI's progress
-     * count, so a blocked MPI_Wait notices */
-    return MPID_Request_complete(r->req);
+    MPIR_cc_decr(req->cc_ptr, &incomplete);
+    MPIR_Assert(!incomplete);
+    MPIR_Request_release_ref(req, &inuse);
+    MPIR_Assert(inuse);
+    MPID_Request_free_hook(req);
+    return MPI_SUCCESS;
 }
 
 #endif /* NOTIFY_IMPL_H_INCLUDED */
