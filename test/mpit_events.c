@@ -18,8 +18,15 @@
  *   notify_match           3: window, its notification request, source 0,
  *                          tag 5, 16 bytes
  *   notify_counter_update  2: window, counter 0, values 1 then 2
- * Rank 0 listens too and sees none of these.  After MPI_T_event_handle_free
- * the callbacks are not called again.
+ * Rank 0 listens too and sees none of these.
+ * Then a counted access whose counter is gone when it is taken in: with 4
+ * counters attached, rank 0 notifies counter 3 and does not complete the
+ * access; both then attach counters anew, 1 each.  Rank 1's only call in
+ * between is that one, which attaches before its barrier runs progress, so
+ * on every path the access finds no counter 3:
+ *   notify_dropped         1 at rank 1: window, source 0, counter 3; counter
+ *                          0 stays 0 and no counter update comes
+ * After MPI_T_event_handle_free the callbacks are not called again.
  */
 #include "na_test.h"
 #include <stdint.h>
@@ -27,9 +34,9 @@
 #define TAG 5
 #define BYTES 16
 
-enum { ARRIVAL, MATCH, COUNTER, REFUSED, NEVENTS };
+enum { ARRIVAL, MATCH, COUNTER, REFUSED, DROPPED, NEVENTS };
 static const char *names[NEVENTS] = { "notify_arrival", "notify_match", "notify_counter_update",
-    "notify_refused"
+    "notify_refused", "notify_dropped"
 };
 
 static struct {
@@ -72,6 +79,11 @@ static void on_event(MPI_T_event_instance ev, MPI_T_event_registration reg,
         case REFUSED:
             MPI_T_event_read(ev, 0, &seen[which].win[n]);
             MPI_T_event_read(ev, 1, &seen[which].target[n]);
+            break;
+        case DROPPED:
+            MPI_T_event_read(ev, 0, &seen[which].win[n]);
+            MPI_T_event_read(ev, 1, &seen[which].source[n]);
+            MPI_T_event_read(ev, 2, &seen[which].counter[n]);
             break;
     }
 }
@@ -191,6 +203,39 @@ int main(int argc, char **argv)
     else
         CHECK(seen[REFUSED].calls == 0, "the target saw %d refusals", seen[REFUSED].calls);
 
+    /* a counted access that finds no counter (see the top) */
+    MPI_OK(MPIX_Win_create_notify(win, 4));
+    MPI_OK(MPI_Win_lock_all(0, win));
+    int updates = seen[COUNTER].calls;
+    if (rank == 0) {
+        char data[BYTES] = { 3 };
+        MPI_OK(MPIX_Put_notify(data, BYTES, MPI_BYTE, 1, 3 * BYTES, BYTES, MPI_BYTE, 3, win));
+    }
+    MPI_OK(MPIX_Win_create_notify(win, 1));
+    if (rank == 0)
+        MPI_OK(MPI_Win_flush(1, win));
+    MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+    if (rank == 1) {
+        /* a transport's completion may reach the target after the origin's
+         * flush and the barrier: poll for it, for at most 10 s */
+        MPI_Count count = -1;
+        double deadline = MPI_Wtime() + 10;
+        do
+            MPI_OK(MPIX_Win_get_notify(win, 0, &count));
+        while (seen[DROPPED].calls == 0 && MPI_Wtime() < deadline);
+        CHECK(seen[DROPPED].calls == 1 && seen[DROPPED].win[0] == win_handle &&
+              seen[DROPPED].source[0] == 0 && seen[DROPPED].counter[0] == 3,
+              "%d dropped (win %d/%d, source %d, counter %d)", seen[DROPPED].calls,
+              seen[DROPPED].win[0], win_handle, seen[DROPPED].source[0],
+              seen[DROPPED].counter[0]);
+        CHECK(count == 0 && seen[COUNTER].calls == updates,
+              "after the drop: counter 0 is %lld, %d counter updates (%d before)",
+              (long long) count, seen[COUNTER].calls, updates);
+    } else {
+        CHECK(seen[DROPPED].calls == 0, "the origin saw %d drops", seen[DROPPED].calls);
+    }
+    MPI_OK(MPI_Win_unlock_all(win));
+
     /* without registrations: no more calls */
     for (int i = 0; i < NEVENTS; i++)
         MPI_OK(MPI_T_event_handle_free(reg[i], NULL, NULL));
@@ -201,8 +246,9 @@ int main(int argc, char **argv)
         MPI_OK(MPIX_Put_notify(data, BYTES, MPI_BYTE, 1, 0, BYTES, MPI_BYTE, 0, win));
         MPI_OK(MPI_Win_flush(1, win));
     } else {
+        /* the counters attached anew start at 0 */
         MPI_Count count = 0;
-        while (count < 3)
+        while (count < 1)
             MPI_OK(MPIX_Win_get_notify(win, 0, &count));
         CHECK(seen[ARRIVAL].calls == before, "called after the handles were freed");
     }
