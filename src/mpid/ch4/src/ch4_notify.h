@@ -11,4 +11,35 @@
  * path (MPIDI_NM_notify_win_describe). */
 void MPIDI_Notify_win_report(MPIR_Win * win);
 
+/* A window by MPICH's id, for the transports whose messages name their
+ * window by it (the node's rings, eager messages): a stream of
+ * notifications mostly repeats the last window, and a lookup in MPICH's
+ * window map (a hash) costs about 100 instructions where this compare
+ * costs a few.  Its owner forgets a window when the window is freed: the
+ * id may come back with a new window (context ids are reused). */
+typedef struct {
+    uint64_t id;
+    MPIR_Win *win;              /* NULL: none */
+} MPIDI_Notify_win_cache_t;
+
+MPL_STATIC_INLINE_PREFIX MPIR_Win *MPIDI_Notify_window_of(MPIDI_Notify_win_cache_t * c,
+                                                          uint64_t id)
+{
+    if (likely(c->win && c->id == id))
+        return c->win;
+    MPIR_Win *win = MPIDIU_map_lookup(MPIDI_global.win_map, id);
+    if (win == MPIDIU_MAP_NOT_FOUND)
+        return NULL;
+    c->id = id;
+    c->win = win;
+    return win;
+}
+
+MPL_STATIC_INLINE_PREFIX void MPIDI_Notify_window_forget(MPIDI_Notify_win_cache_t * c,
+                                                         MPIR_Win * win)
+{
+    if (c->win == win)
+        c->win = NULL;
+}
+
 #endif /* CH4_NOTIFY_H_INCLUDED */

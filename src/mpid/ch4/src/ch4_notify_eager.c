@@ -15,6 +15,7 @@
 #include "mpidimpl.h"
 #include "mpidch4r.h"
 #include "ch4_notify_eager.h"
+#include "ch4_notify.h"
 #include "utlist.h"
 
 enum { EAGER_PUT, EAGER_ACK };
@@ -272,6 +273,8 @@ static int drop(const eager_hdr_t * h)
     return MPI_SUCCESS;
 }
 
+static MPIDI_Notify_win_cache_t last_window;   /* of the last eager message */
+
 /* every eager message arrives here, from the netmod's progress, on path
  * (active messages, or the netmod's carrier) */
 static int arrived(const void *msg, const void *data, MPI_Aint data_sz,
@@ -284,9 +287,9 @@ static int arrived(const void *msg, const void *data, MPI_Aint data_sz,
     /* A window exists at every member from its creation to its free, and
      * no message of it is in flight outside that span (epochs close before
      * the free): a message naming no window here is corrupt or late. */
-    MPIR_Win *win = MPIDIU_map_lookup(MPIDI_global.win_map, h.win_id);
+    MPIR_Win *win = MPIDI_Notify_window_of(&last_window, h.win_id);
     unsigned kind = h.kind & EAGER_KIND;
-    if (unlikely(win == MPIDIU_MAP_NOT_FOUND || !win->notify || h.src < 0 ||
+    if (unlikely(!win || !win->notify || h.src < 0 ||
                  h.src >= win->comm_ptr->local_size || kind > EAGER_ACK ||
                  (h.kind & ~(EAGER_KIND | EAGER_CARRIER_READY))))
         return drop(&h);
@@ -455,6 +458,7 @@ int MPIDI_Notify_eager_settle(MPIR_Win * win, int target)
 
 void MPIDI_Notify_eager_win_free(MPIR_Win * win)
 {
+    MPIDI_Notify_window_forget(&last_window, win);
     MPIR_Notify_win_head_t *h = head_of(win);
     MPIDI_Notify_eager_win_t *e = h ? h->dev : NULL;
     if (!e)

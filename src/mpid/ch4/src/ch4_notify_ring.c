@@ -6,6 +6,7 @@
 
 #include "mpidimpl.h"
 #include "ch4_notify_ring.h"
+#include "ch4_notify.h"
 #include "notify_copy.h"
 #include "mpidu_init_shm.h"
 
@@ -39,24 +40,8 @@ static struct {
     int *local_of;              /* [MPI_COMM_WORLD rank] its ring, -1 off the node */
     uint32_t *limit;            /* [ring] this process's bound on its free positions */
     unsigned long long dropped; /* cells for a window no longer here (erroneous program) */
-    /* the window of the last cell: a stream of notifications mostly repeats
-     * it, and a lookup in MPICH's window map (a hash) costs far more than
-     * this compare (doc/benchmarks.md, "idle windows") */
-    uint64_t last_id;
-    MPIR_Win *last_win;         /* NULL: none (reset when a window goes) */
+    MPIDI_Notify_win_cache_t last;      /* the window of the last cell */
 } R;
-
-static MPIR_Win *window_of(uint64_t win_id)
-{
-    if (likely(R.last_win && R.last_id == win_id))
-        return R.last_win;
-    MPIR_Win *win = MPIDIU_map_lookup(MPIDI_global.win_map, win_id);
-    if (win == MPIDIU_MAP_NOT_FOUND)
-        return NULL;
-    R.last_id = win_id;
-    R.last_win = win;
-    return win;
-}
 
 static MPIDI_Notify_ring_t *ring_of(int local)
 {
@@ -168,15 +153,12 @@ int MPIDI_Notify_rings_win_free(MPIR_Win * win, bool * counted)
 {
     int mpi_errno = MPI_SUCCESS;
     if (!*counted) {
-        if (R.last_win == win)
-            R.last_win = NULL;
+        MPIDI_Notify_window_forget(&R.last, win);
         return MPI_SUCCESS;
     }
     /* the window's last cells reach it; cells of other windows reach theirs */
     mpi_errno = MPIDI_Notify_rings_drain();
-    /* its id may come back with a new window (context ids are reused) */
-    if (R.last_win == win)
-        R.last_win = NULL;
+    MPIDI_Notify_window_forget(&R.last, win);
     CONS.windows--;
     *counted = false;
     return mpi_errno;
@@ -198,7 +180,7 @@ int MPIDI_Notify_rings_drain(void)
         uint32_t nseq = c->nseq;
         MPI_Aint bytes = (MPI_Aint) c->bytes;
         CONS.head++;
-        MPIR_Win *win = window_of(win_id);
+        MPIR_Win *win = MPIDI_Notify_window_of(&R.last, win_id);
         if (unlikely(win == NULL)) {
             R.dropped++;
             continue;
