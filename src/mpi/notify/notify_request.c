@@ -227,9 +227,9 @@ static int ATTRIBUTE((noinline)) wait_loop(MPIR_Request * req, void *state)
     return mpi_errno;
 }
 
-/* MPI_Wait (state NULL: MPIR_Wait hands a notification request here at
- * once, and MPIR_Notify_completion_processing completes it) and
- * MPIR_Wait_state (the waits on several requests) */
+/* MPI_Wait (state NULL: MPIR_Wait hands a notification request that is
+ * not complete here, and MPIR_Notify_completion_processing completes it)
+ * and MPIR_Wait_state (the waits on several requests) */
 int MPIR_Notify_wait(MPIR_Request * req, void *state)
 {
     return MPIR_Request_is_complete(req) ? MPI_SUCCESS : wait_loop(req, state);
