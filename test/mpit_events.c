@@ -19,11 +19,12 @@
  *                          tag 5, 16 bytes
  *   notify_counter_update  2: window, counter 0, values 1 then 2
  * Rank 0 listens too and sees none of these.
- * Then a counted access whose counter is gone when it is taken in: with 4
- * counters attached, rank 0 notifies counter 3 and does not complete the
- * access; both then attach counters anew, 1 each.  Rank 1's only call in
- * between is that one, which attaches before its barrier runs progress, so
- * on every path the access finds no counter 3:
+ * Then a counted access that finds no counter at its target: the counters
+ * are attached anew with 4 at rank 0 and 1 at rank 1 (against the rule of
+ * the same count everywhere, on purpose: a counted access in flight while
+ * its target attaches counters anew drops the same way, but whether it
+ * arrives before or after the attach is a race), and rank 0 notifies
+ * counter 3:
  *   notify_dropped         1 at rank 1: window, source 0, counter 3; counter
  *                          0 stays 0 and no counter update comes
  * After MPI_T_event_handle_free the callbacks are not called again.
@@ -204,16 +205,14 @@ int main(int argc, char **argv)
         CHECK(seen[REFUSED].calls == 0, "the target saw %d refusals", seen[REFUSED].calls);
 
     /* a counted access that finds no counter (see the top) */
-    MPI_OK(MPIX_Win_create_notify(win, 4));
+    MPI_OK(MPIX_Win_create_notify(win, rank == 0 ? 4 : 1));
     MPI_OK(MPI_Win_lock_all(0, win));
     int updates = seen[COUNTER].calls;
     if (rank == 0) {
         char data[BYTES] = { 3 };
         MPI_OK(MPIX_Put_notify(data, BYTES, MPI_BYTE, 1, 3 * BYTES, BYTES, MPI_BYTE, 3, win));
-    }
-    MPI_OK(MPIX_Win_create_notify(win, 1));
-    if (rank == 0)
         MPI_OK(MPI_Win_flush(1, win));
+    }
     MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
     if (rank == 1) {
         /* a transport's completion may reach the target after the origin's
@@ -235,6 +234,8 @@ int main(int argc, char **argv)
         CHECK(seen[DROPPED].calls == 0, "the origin saw %d drops", seen[DROPPED].calls);
     }
     MPI_OK(MPI_Win_unlock_all(win));
+    /* rank 1 has looked before rank 0 notifies counter 0 below */
+    MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
 
     /* without registrations: no more calls */
     for (int i = 0; i < NEVENTS; i++)
@@ -246,7 +247,7 @@ int main(int argc, char **argv)
         MPI_OK(MPIX_Put_notify(data, BYTES, MPI_BYTE, 1, 0, BYTES, MPI_BYTE, 0, win));
         MPI_OK(MPI_Win_flush(1, win));
     } else {
-        /* the counters attached anew start at 0 */
+        /* rank 1's counter attached anew starts at 0 */
         MPI_Count count = 0;
         while (count < 1)
             MPI_OK(MPIX_Win_get_notify(win, 0, &count));
