@@ -153,6 +153,7 @@ void MPIR_Notify_entry_drop(struct MPIR_Notify_win *nw, MPIR_Notify_entry_t * e)
 void MPIR_Notify_entry_list_free(MPIR_Notify_entry_t * e);
 void MPIR_Notify_post(struct MPIR_Notify_win *nw, MPIR_Notify_req_t * r);
 void MPIR_Notify_unx_unlink(struct MPIR_Notify_win *nw, MPIR_Notify_entry_t * e);
+void MPIR_Notify_unx_append(struct MPIR_Notify_win *nw, MPIR_Notify_entry_t * e);
 MPIR_Notify_entry_t *MPIR_Notify_queue_head(struct MPIR_Notify_win *nw, int src, int tag,
                                             MPIR_Notify_bucket_t * exact, int *k);
 void MPIR_Notify_release_taken(struct MPIR_Notify_win *nw, MPIR_Notify_req_t * r);

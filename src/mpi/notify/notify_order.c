@@ -74,10 +74,13 @@ static int arrive(MPIR_Win * win, MPIR_Notify_path_t via, int src, int tag, MPI_
 }
 
 /* Every path hands its arrivals here.  Inline, the common cases: in its
- * origin's order with nothing parked behind it, a counter update, or the
- * notification that completes the one request posted for its (src, tag)
- * (no wildcard request posted).  They do what arrive() and MPIR_Notify_deliver() do,
- * without an entry or a queue; everything else takes arrive(). */
+ * origin's order with nothing parked behind it, a counter update, the
+ * notification that completes the one request posted for its (src, tag),
+ * or, with none posted, the newest unexpected entry of a bucket that
+ * exists (no wildcard request posted in either case).  They do what
+ * arrive() and MPIR_Notify_deliver() do without their general steps
+ * (parking, wildcard matching, an ordered insert); everything else takes
+ * arrive(). */
 int MPIR_Notify_arrive(MPIR_Win * win, MPIR_Notify_path_t via, int src, int tag,
                        MPI_Aint bytes, uint32_t seq)
 {
@@ -99,17 +102,26 @@ int MPIR_Notify_arrive(MPIR_Win * win, MPIR_Notify_path_t via, int src, int tag,
     } else {
         MPIR_Notify_bucket_t *b;
         MPIR_Notify_req_t *r;
-        if (unlikely(nw->wild_head || !(b = MPIR_Notify_bucket_find(nw, src, tag)) ||
-                     !(r = b->req_head) ||
-                     r->matched + 1 != r->expected))
+        if (unlikely(nw->wild_head || !(b = MPIR_Notify_bucket_find(nw, src, tag))))
             return arrive(win, via, src, tag, bytes, seq);
-        r->matched++;
-        r->req->status.MPI_SOURCE = src;
-        r->req->status.MPI_TAG = tag;
-        MPIR_STATUS_SET_COUNT(r->req->status, bytes);
-        int mpi_errno = MPIR_Notify_finish(nw, r);
-        if (unlikely(mpi_errno))
-            return mpi_errno;
+        if ((r = b->req_head)) {
+            if (unlikely(r->matched + 1 != r->expected))
+                return arrive(win, via, src, tag, bytes, seq);
+            r->matched++;
+            r->req->status.MPI_SOURCE = src;
+            r->req->status.MPI_TAG = tag;
+            MPIR_STATUS_SET_COUNT(r->req->status, bytes);
+            int mpi_errno = MPIR_Notify_finish(nw, r);
+            if (unlikely(mpi_errno))
+                return mpi_errno;
+        } else {
+            /* no request posted for it: the newest unexpected entry */
+            MPIR_Notify_entry_t *e = MPIR_Notify_entry_make(nw, b, src, tag, bytes,
+                                                            nw->arrival_counter + 1);
+            if (unlikely(!e))
+                return arrive(win, via, src, tag, bytes, seq);
+            MPIR_Notify_unx_append(nw, e);
+        }
     }
     nw->head.stats.arrived[via]++;
     nw->arrival_counter++;

@@ -187,8 +187,27 @@ static MPIR_Notify_entry_t **list_of(struct MPIR_Notify_win *nw, MPIR_Notify_ent
 void MPIR_Notify_unx_unlink(struct MPIR_Notify_win *nw, MPIR_Notify_entry_t * e)
 {
     nw->head.stats.queued--;
-    for (int k = 0; k < NIDX; k++)
-        DL_DELETE_NP(*list_of(nw, e, k), e, idx[k].next, idx[k].prev);
+    DL_DELETE_NP(nw->unx, e, idx[IDX_ALL].next, idx[IDX_ALL].prev);
+    DL_DELETE_NP(e->bucket->unx, e, idx[IDX_EXACT].next, idx[IDX_EXACT].prev);
+    DL_DELETE_NP(e->bucket->tag_bucket->unx, e, idx[IDX_TAG].next, idx[IDX_TAG].prev);
+    DL_DELETE_NP(nw->by_src[e->src], e, idx[IDX_SRC].next, idx[IDX_SRC].prev);
+}
+
+static void unx_count(struct MPIR_Notify_win *nw)
+{
+    struct MPIR_Notify_stats *st = &nw->head.stats;
+    if (++st->queued > st->queued_max)
+        st->queued_max = st->queued;
+}
+
+/* The newest arrival (the largest arrival number): at the four tails. */
+void MPIR_Notify_unx_append(struct MPIR_Notify_win *nw, MPIR_Notify_entry_t * e)
+{
+    unx_count(nw);
+    DL_APPEND_NP(nw->unx, e, idx[IDX_ALL].next, idx[IDX_ALL].prev);
+    DL_APPEND_NP(e->bucket->unx, e, idx[IDX_EXACT].next, idx[IDX_EXACT].prev);
+    DL_APPEND_NP(e->bucket->tag_bucket->unx, e, idx[IDX_TAG].next, idx[IDX_TAG].prev);
+    DL_APPEND_NP(nw->by_src[e->src], e, idx[IDX_SRC].next, idx[IDX_SRC].prev);
 }
 
 /* Insert by arrival number.  New arrivals go to the tails at once; only
@@ -196,9 +215,7 @@ void MPIR_Notify_unx_unlink(struct MPIR_Notify_win *nw, MPIR_Notify_entry_t * e)
  * head's prev).  Allocates nothing. */
 static void unx_insert(struct MPIR_Notify_win *nw, MPIR_Notify_entry_t * e)
 {
-    struct MPIR_Notify_stats *st = &nw->head.stats;
-    if (++st->queued > st->queued_max)
-        st->queued_max = st->queued;
+    unx_count(nw);
     for (int k = 0; k < NIDX; k++) {
         MPIR_Notify_entry_t **l = list_of(nw, e, k);
         MPIR_Notify_entry_t *after = *l ? (*l)->idx[k].prev : NULL;
