@@ -7,7 +7,8 @@
  *      notify_arrived_eager_tagged count the 8 B, 1 KiB and 12 KiB puts of
  *      the window's eager range where the path table says cq-data: by
  *      default on tcp 1 KiB, and 12 KiB where the tagged carrier is on
- *      (MPIR_CVAR_NOTIFY_OFI_TAGGED_RECVS not 0); none on sockets; with
+ *      (MPIR_CVAR_NOTIFY_OFI_TAGGED_RECVS not 0); on sockets all three
+ *      with the carrier, none without; with
  *      MPIR_CVAR_NOTIFY_OFI_EAGER_MIN/MAX what they say (MAX=0: none).
  *      The first eager put of the window is an active message, the rest
  *      ride the tagged carrier; none do with TAGGED_RECVS=0, or where the
@@ -55,17 +56,18 @@ static void by_path(MPI_Win win, char *base, int rank)
     char path[64], why[64];
     na_path(win, rank ^ 1, path, why, sizeof(path));
     int cq = !strcmp(path, "cq-data");
-    /* The default range is the provider's (ofi_notify_win.c): none on
-     * sockets; elsewhere from above the inject size (1 KiB, not 8 B) to the
-     * largest eager message (12 KiB too) with the tagged carrier, 8 KiB
-     * without.  The CVARs set either end. */
+    /* The default range is the provider's (ofi_notify_win.c): on sockets
+     * every size up to the largest eager message with the tagged carrier,
+     * none without; elsewhere from above the inject size (1 KiB, not 8 B)
+     * to the largest eager message (12 KiB too) with the tagged carrier,
+     * 8 KiB without.  The CVARs set either end. */
     const char *prov = getenv("FI_PROVIDER");
     const char *min = getenv("MPIR_CVAR_NOTIFY_OFI_EAGER_MIN");
     const char *max = getenv("MPIR_CVAR_NOTIFY_OFI_EAGER_MAX");
     int carrier = !env_is("MPIR_CVAR_NOTIFY_OFI_TAGGED_RECVS", "0");
     int on_sockets = prov && !strncmp(prov, "sockets", 7);
-    int lo = min ? atoi(min) : KB;
-    int hi = max ? atoi(max) : on_sockets ? -1 : carrier ? MID : 8 * KB;
+    int lo = min ? atoi(min) : on_sockets && carrier ? 0 : KB;
+    int hi = max ? atoi(max) : on_sockets && !carrier ? -1 : carrier ? MID : 8 * KB;
     int tagged = carrier && !env_is("EAGER_PATH_ARM_FAILS", "1");
     int first = 1;              /* the window's first eager put is still to come */
     static char src[MID];

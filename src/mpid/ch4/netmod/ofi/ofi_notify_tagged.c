@@ -108,8 +108,16 @@ static int carrier_send(MPIR_Win * win, int target, const void *hdr, size_t hdr_
         .context = &MPIDI_OFI_REQUEST(sreq, context),
     };
 
+    /* The answer, not the provider, says the put is done at the target:
+     * completion when the buffers may be reused is all a send needs.  Asked
+     * for more, sockets answers every send with a message of its own, on the
+     * target's critical path (doc/benchmarks.md, 2026-11-28, fourth
+     * session). */
+    uint64_t flags = FI_COMPLETION | FI_INJECT_COMPLETE;
+    if (hdr_sz + (size_t) bytes <= MPIDI_OFI_global.max_buffered_send)
+        flags |= FI_INJECT;
     MPIDI_OFI_REQUEST(sreq, event_id) = MPIDI_OFI_EVENT_NOTIFY;
-    MPIDI_OFI_CALL_RETRY(fi_tsendmsg(MPIDI_OFI_global.ctx[ctx_index()].tx, &msg, FI_COMPLETION),
+    MPIDI_OFI_CALL_RETRY(fi_tsendmsg(MPIDI_OFI_global.ctx[ctx_index()].tx, &msg, flags),
                          vni, tsendmsg, FALSE);
   fn_fail:
     return mpi_errno;

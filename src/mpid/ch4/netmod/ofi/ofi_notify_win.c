@@ -64,7 +64,8 @@ cvars:
         path sends as one eager active message carrying data and
         notification instead of a write with remote CQ data.  -1: one byte
         above the provider's inject size, where a write starts to need the
-        provider's acknowledgement (doc/design.md).
+        provider's acknowledgement (doc/design.md); 0 on sockets where the
+        tagged carrier is on, as sockets acknowledges every write.
 
     - name        : MPIR_CVAR_NOTIFY_OFI_EAGER_MAX
       category    : NOTIFY
@@ -77,9 +78,9 @@ cvars:
         The largest put sent as an eager active message (see
         MPIR_CVAR_NOTIFY_OFI_EAGER_MIN).  -1: the provider's measured
         default, where the write overtakes the message (bench/eager-table.sh,
-        doc/benchmarks.md): 0 on sockets, else the largest eager message
-        where the tagged carrier is on (MPIR_CVAR_NOTIFY_OFI_TAGGED_RECVS),
-        8192 where it is off;
+        doc/benchmarks.md): the largest eager message where the tagged
+        carrier is on (MPIR_CVAR_NOTIFY_OFI_TAGGED_RECVS), else 8192, and 0
+        on sockets;
         0: never (every put is a write); a value above the largest eager
         message of the netmod means that largest.
 
@@ -89,20 +90,25 @@ cvars:
 #define NSLOTS MPIDI_OFI_NW_SLOTS
 #define PATH_ON (-1)            /* off_reason of a window the path can serve */
 
-/* Where the write overtakes the eager message, per provider, from
- * bench/eager-table.sh (doc/benchmarks.md): on tcp, over loopback and
- * across two hosts (the namespaces), the active message leads up to 4 KiB,
- * leads in 6 of 8 tables at 8 KiB and ties at 16 KiB (tcp answers every
- * write that is not injected); the tagged carrier leads up to the largest
- * eager message (12 KiB and 16,000 B: 2026-11-28).  On sockets the write
- * leads at every size (its provider answers a non-injected send as it
- * answers a write).  Providers not measured get tcp's bound. */
-static MPI_Aint default_eager_max(void)
+/* Where the eager message leads the write, per provider, from
+ * bench/eager-table.sh and the ping-pong (doc/benchmarks.md): on tcp, over
+ * loopback and across two hosts (the namespaces), the active message leads
+ * from above the inject size up to 4 KiB, in 6 of 8 tables at 8 KiB and
+ * ties at 16 KiB (tcp answers every write that is not injected); the tagged
+ * carrier leads up to the largest eager message (12 KiB and 16,000 B:
+ * 2026-11-28).  Sockets answers every write, injected or not, and every
+ * send that asks for more than inject completion: the tagged carrier, which
+ * asks for no more (its answer is the eager path's own), leads at every
+ * size, and active messages (MPICH's sends) at none.  Providers not
+ * measured get tcp's range. */
+static void default_eager_range(MPI_Aint * lo, MPI_Aint * hi)
 {
     const char *prov = MPIDI_OFI_global.prov_use[0]->fabric_attr->prov_name;
-    if (strncmp(prov, "sockets", 7) == 0)
-        return 0;
-    return MPIDI_OFI_notify_tagged_on()? MPIDI_Notify_eager_max() : 8192;
+    bool sockets = strncmp(prov, "sockets", 7) == 0;
+    bool tagged = MPIDI_OFI_notify_tagged_on();
+
+    *lo = sockets && tagged ? 0 : (MPI_Aint) MPIDI_OFI_global.max_buffered_write + 1;
+    *hi = sockets && !tagged ? 0 : tagged ? MPIDI_Notify_eager_max() : 8192;
 }
 
 /* Why the provider cannot carry the path, or PATH_ON.  For the shm
@@ -275,11 +281,11 @@ static int new_state(MPIR_Win * win, int slot, const member_info_t * all)
     MPIDI_Notify_eager_set_waker(&MPIDI_OFI_global.notify.nwaiting);
     MPIDI_OFI_notify_tagged_init();
     /* this process's choice alone: the target takes either */
-    MPI_Aint emax = MPIDI_Notify_eager_max();
-    nw->eager_lo = MPIR_CVAR_NOTIFY_OFI_EAGER_MIN >= 0 ? MPIR_CVAR_NOTIFY_OFI_EAGER_MIN :
-        (MPI_Aint) MPIDI_OFI_global.max_buffered_write + 1;
+    MPI_Aint emax = MPIDI_Notify_eager_max(), lo, hi;
+    default_eager_range(&lo, &hi);
+    nw->eager_lo = MPIR_CVAR_NOTIFY_OFI_EAGER_MIN >= 0 ? MPIR_CVAR_NOTIFY_OFI_EAGER_MIN : lo;
     nw->eager_hi = MPL_MIN(MPIR_CVAR_NOTIFY_OFI_EAGER_MAX >= 0 ?
-                           MPIR_CVAR_NOTIFY_OFI_EAGER_MAX : default_eager_max(), emax);
+                           MPIR_CVAR_NOTIFY_OFI_EAGER_MAX : hi, emax);
   fn_fail:
     return mpi_errno;
 }
