@@ -29,7 +29,8 @@ for tr in "${transports[@]}"; do
     for how in write eager default; do
         case $how in
             write) e=(MPIR_CVAR_NOTIFY_OFI_EAGER_MAX=0) ;;
-            eager) e=(MPIR_CVAR_NOTIFY_OFI_EAGER_MIN=0 MPIR_CVAR_NOTIFY_OFI_EAGER_MAX=1048576) ;;
+            eager) e=(MPIR_CVAR_NOTIFY_OFI_EAGER_MIN=0 MPIR_CVAR_NOTIFY_OFI_EAGER_MAX=1048576
+                MPIR_CVAR_NOTIFY_VERBOSE=1) ;;
             default) e=(MPIR_CVAR_NOTIFY_VERBOSE=1) ;;
         esac
         env "${env[@]}" "${e[@]}" PREFIX="$PREFIX" "$mpiexec" -n 2 "$PP" \
@@ -48,8 +49,12 @@ def medians(how):
             m[(f[0], int(f[1]))] = float(f[2])
     return m
 w, e = medians("write"), medians("eager")
-rng = re.search(r"eager messages for puts of (\d+) to (\d+) bytes", open(f"{out}/eager-{tr}-default.txt").read())
-lo, hi = (int(rng.group(1)), int(rng.group(2))) if rng else (1, 0)
+def eager_range(how):
+    rng = re.search(r"eager messages for puts of (\d+) to (\d+) bytes", open(f"{out}/eager-{tr}-{how}.txt").read())
+    return (int(rng.group(1)), int(rng.group(2))) if rng else (1, 0)
+lo, hi = eager_range("default")
+# above the largest eager message (the eager run's upper end) both runs write
+emax = eager_range("eager")[1]
 print(f"== {tr}: default eager range {lo}..{hi} bytes")
 print(f"{'bytes':>8} {'write_us':>9} {'eager_us':>9} {'faster':>7} {'default':>8} {'sendrecv':>9}")
 for n in sorted({k[1] for k in w if k[0] == "put_notify"}):
@@ -58,6 +63,8 @@ for n in sorted({k[1] for k in w if k[0] == "put_notify"}):
     pick = "eager" if lo <= n <= hi else "write"
     # within 10 %: either is right (the medians swing more than that between runs)
     ok = "ok" if pick == faster or abs(et - wt) <= 0.10 * min(et, wt) else "MISS"
+    if n > emax:
+        faster, ok = "-", "ok"      # no eager message holds it: both runs wrote
     sr = min(w[("sendrecv", n)], e[("sendrecv", n)])
     print(f"{n:>8} {wt:>9.3f} {et:>9.3f} {faster:>7} {pick + ' ' + ok:>8} {sr:>9.3f}")
 EOF
