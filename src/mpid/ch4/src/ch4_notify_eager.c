@@ -36,14 +36,21 @@ typedef struct {
 } eager_hdr_t;
 
 /* Netmod progress calls an answer waits for a message to ride on,
- * counting the one that received the put: two more, as MPI_Win_flush ends
- * with a poll of its own, which would send the answer just before the
- * process's next put could carry it (the UCX path measured the same,
- * ucx_notify.c).  Counted in the netmod's progress, not by an MPICH
- * progress hook: MPIDIG's synchronisation calls wait with the netmod's
- * progress alone, and two processes flushing towards each other each owe
- * the other its answer. */
-#define DEFER_ROUNDS 3
+ * counting the one that received the put, and counted again from each
+ * later put of the same origin while it is the only one owed: an origin
+ * that is still putting needs an answer for its last put, so a burst of
+ * puts before a flush is answered once, on the target's reply (doc/
+ * benchmarks.md, 2026-11-28, fourth session: with 3 rounds from the first
+ * put, two 1 KiB puts before a flush over tcp took 22 us against 17 us for
+ * two MPI_Isend, as the answer went alone before the second put arrived).
+ * Sixteen outlast the gap between two puts of a burst there (a send is a
+ * system call of several microseconds), and MPI_Win_flush's own final poll
+ * (which, with too few, sent the answer just before the process's next put
+ * could carry it; the UCX path measured the same, ucx_notify.c).  Counted in
+ * the netmod's progress, not by an MPICH progress hook: MPIDIG's
+ * synchronisation calls wait with the netmod's progress alone, and two
+ * processes flushing towards each other each owe the other its answer. */
+#define DEFER_ROUNDS 16
 /* answers sent at once after one found no message to ride on: the pattern
  * is not request/response (a message to the origin resets it) */
 #define DEFER_SKIP 64
@@ -226,6 +233,10 @@ static int answer(MPIDI_Notify_eager_win_t * e, int origin)
         e->at_once_sent++;
         return send_ack(e, origin);
     }
+    /* the origin is still putting: count its rounds from this put, unless
+     * that would delay an answer owed to another */
+    if (e->owed[origin] && owing == e && !e->next && e->nowed == 1)
+        owed_rounds = DEFER_ROUNDS;
     owe(e, origin);
     return MPI_SUCCESS;
 }
