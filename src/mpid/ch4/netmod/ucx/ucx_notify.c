@@ -37,18 +37,20 @@
  * A flush that finds puts unconfirmed sends one FLUSH{issued} and waits for
  * FLUSH_ACK{done} (the target answers once done reaches issued): one round
  * trip per flush that has work, none per access, none for a flush with
- * nothing outstanding.  In the put, flush, put, flush pattern (a flush that
- * found one put since the previous one) the next put asks for the answer
- * itself (PUT{count = issued}), so the flush sends nothing and waits for one
- * message instead of two; a stream of puts keeps one FLUSH per flush (an
- * answer per put would halve its message rate).  Gets need no FLUSH: their
- * answer is the completion.
+ * nothing outstanding.  In the put, flush, put, flush pattern, or with a
+ * short burst of puts before each flush (a flush that found at most
+ * ASK_BURST puts since the previous one), the next puts ask for the answer
+ * themselves (PUT{count = issued}), so the flush sends nothing and waits
+ * for one message instead of two; a longer stream of puts keeps one FLUSH
+ * per flush (an answer per put would halve its message rate when answers
+ * go at once).  Gets need no FLUSH: their answer is the completion.
  *
  * Piggy-backed answers.  The answer a put asked for is deferred: it rides
  * on this process's next message to the origin (every message carries
- * `ack`, the puts done from its receiver), or, if there is none before this
- * process's second round of progress from then (DEFER_ROUNDS), it goes
- * alone from a progress hook.
+ * `ack`, the puts done from its receiver), or, if there is none within
+ * DEFER_ROUNDS rounds of this process's progress from then, or from the
+ * origin's last put while it is the only one owed (a burst ends with the
+ * put that matters), it goes alone from the netmod's progress.
  * In a request/response pattern (a ping-pong, a halo exchange) the answer
  * then costs no message of its own.  A deferral that ended alone makes the
  * next DEFER_SKIP answers to that origin go at once, so that a target that
@@ -133,7 +135,8 @@ int MPIDI_UCX_notify_access(void *origin_addr, int origin_count, MPI_Datatype or
     s->hdr.seq = MPIR_Notify_take_seq(win->notify, target_rank);
     s->win = win;
     if (is_put) {
-        if (++nw->issued[target_rank] == nw->at_flush[target_rank] + 1 && nw->ask[target_rank])
+        nw->issued[target_rank]++;
+        if (nw->ask[target_rank])
             s->hdr.count = nw->asked[target_rank] = nw->issued[target_rank];
         mpi_errno = MPIDI_UCX_notify_send(win, target_rank, s, (char *) origin_addr + o_lb,
                                           o_bytes);

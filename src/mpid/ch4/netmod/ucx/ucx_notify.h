@@ -61,4 +61,10 @@ MPL_STATIC_INLINE_PREFIX int MPIDI_NM_notify_poll(MPIR_Win * win)
     return MPIDI_UCX_WIN(win).notify_ring ? MPIDI_Notify_rings_drain() : MPI_SUCCESS;
 }
 
+/* netmod progress (ucx_progress.h): while answers are deferred
+ * (MPIDI_UCX_notify_owed_rounds > 0) each call counts one round down and the
+ * last sends them (ucx_notify_flush.c) */
+extern int MPIDI_UCX_notify_owed_rounds;
+int MPIDI_UCX_notify_tick(void);
+
 #endif /* UCX_NOTIFY_H_INCLUDED */

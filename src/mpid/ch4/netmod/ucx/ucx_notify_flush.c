@@ -11,15 +11,26 @@
 
 /* answers sent at once after a deferral found no message to ride on */
 #define DEFER_SKIP 64
-/* Rounds of progress a deferred answer waits for a message to ride on.  One
- * is too few: MPI_Win_flush ends with a poll of its own (MPIDIG's, for
- * incoming RMA), so an answer deferred by the progress that ended a flush's
- * wait went alone from that poll, just before the process's next put could
- * carry it (in a put + flush ping-pong a third to all of the answers, each
- * followed by DEFER_SKIP more sent at once). */
-#define DEFER_ROUNDS 2
-static int hook_id = -1;
-static int owed_rounds;         /* rounds of progress left before the hook sends */
+/* Rounds of progress a deferred answer waits for a message to ride on,
+ * counted again from each later put of the same origin while it is the
+ * only one owed.  One is too few: MPI_Win_flush ends with a poll of its own
+ * (MPIDIG's, for incoming RMA), so an answer deferred by the progress that
+ * ended a flush's wait went alone from that poll, just before the
+ * process's next put could carry it (in a put + flush ping-pong a third to
+ * all of the answers, each followed by DEFER_SKIP more sent at once).  Two
+ * were too few for a burst of puts before a flush: the answer went alone
+ * before the burst's next put arrived (over tcp a send is a system call of
+ * several microseconds; doc/benchmarks.md, 2026-11-28, fourth session). */
+#define DEFER_ROUNDS 16
+/* A flush that found at most this many puts since the previous one makes
+ * the next puts ask for their answers (predict) */
+#define ASK_BURST 8
+/* netmod progress calls left before the deferred answers go alone (0:
+ * none owed).  Counted in the netmod's progress (ucx_progress.h), not by an
+ * MPICH progress hook: MPIDIG's synchronisation calls (MPI_Win_wait, say)
+ * wait with the netmod's progress alone, and an origin's flush or complete
+ * may wait for an answer its put asked for (rma_fuzz hung so). */
+int MPIDI_UCX_notify_owed_rounds;
 static MPIDI_UCX_notify_win_t *owing;   /* windows with deferred answers (nowed > 0) */
 
 /* send s->hdr (and bytes at buf) to rank of win, with a deferred answer
@@ -70,13 +81,15 @@ int MPIDI_UCX_notify_answer(MPIR_Win * win, int origin)
         }
         return MPIDI_UCX_notify_send_ack(win, origin);
     }
+    /* the origin is still putting: count its rounds from this put, unless
+     * that would delay an answer owed to another */
+    if (nw->owed[origin] && owing == nw && !nw->next && nw->nowed == 1)
+        MPIDI_UCX_notify_owed_rounds = DEFER_ROUNDS;
     if (!nw->owed[origin]) {
         nw->owed[origin] = true;
         if (nw->nowed++ == 0) {
-            if (!owing) {
-                owed_rounds = DEFER_ROUNDS;
-                MPIR_Progress_hook_activate(hook_id);
-            }
+            if (!owing)
+                MPIDI_UCX_notify_owed_rounds = DEFER_ROUNDS;
             DL_APPEND(owing, nw);
         }
     }
@@ -128,33 +141,30 @@ static int send_all_owed(bool alone)
     return mpi_errno;
 }
 
-/* MPICH progress hook, active while answers are deferred: the
- * DEFER_ROUNDS-th round of progress after the one that deferred the first
- * of them sends them all */
-static int owed_hook(int *made_progress)
+/* From the netmod's progress while answers are deferred: the
+ * DEFER_ROUNDS-th call after the one that deferred the first of them sends
+ * them all */
+int MPIDI_UCX_notify_tick(void)
 {
-    if (owing && --owed_rounds > 0)
+    if (owing && --MPIDI_UCX_notify_owed_rounds > 0)
         return MPI_SUCCESS;
-    if (owing)
-        *made_progress = 1;
-    int mpi_errno = send_all_owed(true);
-    MPIR_Progress_hook_deactivate(hook_id);
-    return mpi_errno;
+    MPIDI_UCX_notify_owed_rounds = 0;
+    return send_all_owed(true);
 }
 
 int MPIDI_UCX_notify_flush_init(void)
 {
-    return hook_id < 0 ? MPIR_Progress_hook_register(owed_hook, &hook_id) : MPI_SUCCESS;
+    return MPI_SUCCESS;
 }
 
-/* At a flush: the next put to target asks for its answer itself if this
- * flush found exactly one put since the previous one; a flush that found
- * none (after gets, say) leaves the prediction as it was. */
+/* At a flush: the next puts to target ask for their answer themselves if
+ * this flush found at most ASK_BURST puts since the previous one; a flush
+ * that found none (after gets, say) leaves the prediction as it was. */
 static void predict(MPIDI_UCX_notify_win_t * nw, int target)
 {
     uint64_t since = nw->issued[target] - nw->at_flush[target];
     if (since > 0)
-        nw->ask[target] = since == 1;
+        nw->ask[target] = since <= ASK_BURST;
     nw->at_flush[target] = nw->issued[target];
 }
 
