@@ -152,11 +152,6 @@ int MPIDI_UCX_notify_tick(void)
     return send_all_owed(true);
 }
 
-int MPIDI_UCX_notify_flush_init(void)
-{
-    return MPI_SUCCESS;
-}
-
 /* At a flush: the next puts to target ask for their answer themselves if
  * this flush found at most ASK_BURST puts since the previous one; a flush
  * that found none (after gets, say) leaves the prediction as it was. */

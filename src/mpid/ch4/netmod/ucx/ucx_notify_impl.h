@@ -71,7 +71,6 @@ int MPIDI_UCX_notify_send_ack(MPIR_Win * win, int origin);
 int MPIDI_UCX_notify_answer(MPIR_Win * win, int origin);
 int MPIDI_UCX_notify_flush_request(MPIR_Win * win, const hdr_t * h);
 int MPIDI_UCX_notify_send_owed(MPIDI_UCX_notify_win_t * nw, bool alone);
-int MPIDI_UCX_notify_flush_init(void);
 
 /* ucx_notify_win.c */
 /* the window's UCX state, created with its first message, sent or

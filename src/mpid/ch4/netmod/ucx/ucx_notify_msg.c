@@ -317,8 +317,6 @@ int MPIDI_UCX_notify_init_worker(ucp_worker_h worker)
         .arg = NULL,
     };
     MPIDI_UCX_CHK_STATUS(ucp_worker_set_am_recv_handler(worker, &p));
-    mpi_errno = MPIDI_UCX_notify_flush_init();
-    MPIR_ERR_CHECK(mpi_errno);
   fn_fail:
     return mpi_errno;
 }
