@@ -156,29 +156,22 @@ MPL_STATIC_INLINE_PREFIX int check_range(MPIR_Win * win, int target_rank, MPI_Ai
         range_error(target_rank, end, size) : MPI_SUCCESS;
 }
 
-/* The paths every transport shares are taken here: the node's rings
- * (ch4_notify_ring.c) and the generic path (mpidig_notify.h).  A target on
- * a transport's own path goes to the shm module if node-local, else to the
- * netmod, as MPID_Put and MPID_Get do (ch4_rma.h).  req: NULL, or the
- * request of MPI_Rput_notify / MPI_Rget_notify. */
-MPL_STATIC_INLINE_PREFIX int dispatch(void *origin_addr, int origin_count,
-                                      MPI_Datatype origin_datatype, int target_rank,
-                                      MPI_Aint target_disp, int target_count,
-                                      MPI_Datatype target_datatype, MPIR_Win * win, int tag,
-                                      bool is_put, MPIR_Request ** req)
+/* Every path but the node's rings, out of line: the generic path
+ * (mpidig_notify.h), else the transport's own, through the shm module if
+ * the target is node-local, else the netmod, as MPID_Put and MPID_Get
+ * dispatch (ch4_rma.h).  req: NULL, or the request of MPI_Rput_notify /
+ * MPI_Rget_notify. */
+static int ATTRIBUTE((noinline)) dispatch_other(MPIR_Notify_path_t path, void *origin_addr,
+                                                int origin_count, MPI_Datatype origin_datatype,
+                                                int target_rank, MPI_Aint target_disp,
+                                                int target_count, MPI_Datatype target_datatype,
+                                                MPIR_Win * win, int tag, bool is_put,
+                                                MPIR_Request ** req)
 {
-    switch (MPIR_Notify_path(win, target_rank)) {
-        case MPIR_NOTIFY_PATH_RING:
-            return MPIDI_Notify_ring_access(origin_addr, origin_count, origin_datatype,
-                                            target_rank, target_disp, target_count,
-                                            target_datatype, win, tag, is_put, req);
-        case MPIR_NOTIFY_PATH_GENERIC:
-            return MPIDIG_notify_access(origin_addr, origin_count, origin_datatype, target_rank,
-                                        target_disp, target_count, target_datatype, win, tag,
-                                        is_put, req);
-        default:
-            break;
-    }
+    if (path == MPIR_NOTIFY_PATH_GENERIC)
+        return MPIDIG_notify_access(origin_addr, origin_count, origin_datatype, target_rank,
+                                    target_disp, target_count, target_datatype, win, tag,
+                                    is_put, req);
     MPIDI_winattr_t winattr = MPIDI_WIN(win, winattr);
     MPIDI_av_entry_t *av = MPIDIU_win_rank_to_av(win, target_rank, winattr);
 #ifndef MPIDI_CH4_DIRECT_NETMOD
@@ -200,15 +193,17 @@ MPL_STATIC_INLINE_PREFIX int dispatch(void *origin_addr, int origin_count,
                                 tag, req);
 }
 
-/* checked, then dispatched; inline into each entry below so that the
- * plain calls' copy has no request code (req is a constant NULL there) */
-MPL_STATIC_INLINE_PREFIX int put_get(void *origin_addr, MPI_Aint origin_count,
-                                     MPI_Datatype origin_datatype, int target_rank,
-                                     MPI_Aint target_disp, MPI_Aint target_count,
-                                     MPI_Datatype target_datatype, MPIR_Win * win, int tag,
-                                     bool is_put, MPIR_Request ** req)
+/* Checked, then dispatched.  Forced inline into each entry below, so that
+ * a notified put to a node-local target is one call deep here (the ring
+ * access, a tail call) and the plain calls' copies have no request code
+ * (req is a constant NULL there); the other paths are a call further. */
+ATTRIBUTE((always_inline)) static inline int put_get(void *origin_addr, MPI_Aint origin_count,
+                                                     MPI_Datatype origin_datatype,
+                                                     int target_rank, MPI_Aint target_disp,
+                                                     MPI_Aint target_count,
+                                                     MPI_Datatype target_datatype, MPIR_Win * win,
+                                                     int tag, bool is_put, MPIR_Request ** req)
 {
-    MPIR_FUNC_ENTER;
     int mpi_errno = is_put ?
         check_access(win, origin_count, origin_datatype, target_count, target_datatype,
                      target_rank, tag, "put origin") :
@@ -216,12 +211,16 @@ MPL_STATIC_INLINE_PREFIX int put_get(void *origin_addr, MPI_Aint origin_count,
                      target_rank, tag, "get target");
     if (mpi_errno == MPI_SUCCESS)
         mpi_errno = check_range(win, target_rank, target_disp, target_count, target_datatype);
-    if (mpi_errno == MPI_SUCCESS)
-        mpi_errno = dispatch(origin_addr, (int) origin_count, origin_datatype, target_rank,
-                             target_disp, (int) target_count, target_datatype, win, tag, is_put,
-                             req);
-    MPIR_FUNC_EXIT;
-    return mpi_errno;
+    if (unlikely(mpi_errno != MPI_SUCCESS))
+        return mpi_errno;
+    MPIR_Notify_path_t path = MPIR_Notify_path(win, target_rank);
+    if (likely(path == MPIR_NOTIFY_PATH_RING))
+        return MPIDI_Notify_ring_access(origin_addr, (int) origin_count, origin_datatype,
+                                        target_rank, target_disp, (int) target_count,
+                                        target_datatype, win, tag, is_put, req);
+    return dispatch_other(path, origin_addr, (int) origin_count, origin_datatype, target_rank,
+                          target_disp, (int) target_count, target_datatype, win, tag, is_put,
+                          req);
 }
 
 int MPID_Put_notify(const void *origin_addr, MPI_Aint origin_count,
