@@ -184,6 +184,35 @@ int MPIR_Notify_progress_round(MPIR_Win * win, void *state)
     return mpi_errno;
 }
 
+/* After a lean poll that completed nothing: a full round if one is due.
+ * Out of line, so that the poll and the test of the request that a waiter
+ * repeats need no frame of their own.  yield: let other threads in after
+ * the round (MPI_Wait's loop). */
+static int ATTRIBUTE((noinline)) round_if_due(MPIR_Notify_req_t * r, void *state, bool yield)
+{
+    if (!MPIR_Notify_progress_due(r->win, &r->polls))
+        return MPI_SUCCESS;
+    /* one round, not MPID_Progress_wait's rounds until something
+     * completes: the device is polled between them */
+    int mpi_errno = MPIR_Notify_progress_round(r->win, state);
+#if MPICH_THREAD_GRANULARITY == MPICH_THREAD_GRANULARITY__GLOBAL
+    if (yield)
+        MPID_THREAD_CS_YIELD(GLOBAL, MPIR_THREAD_GLOBAL_ALLFUNC_MUTEX);
+#endif
+    return mpi_errno;
+}
+
+/* One lean poll, then the pacing's bookkeeping only if the poll completed
+ * nothing: what a poll finds is not delayed by it. */
+ATTRIBUTE((always_inline)) static inline int lean_poll(MPIR_Request * req, MPIR_Notify_req_t * r,
+                                                       void *state, bool yield)
+{
+    int mpi_errno = MPID_Notify_poll(r->win);
+    if (likely(mpi_errno == MPI_SUCCESS) && !MPIR_Request_is_complete(req))
+        mpi_errno = round_if_due(r, state, yield);
+    return mpi_errno;
+}
+
 int MPIR_Notify_lean_poll(MPIR_Request * req, bool * polled)
 {
     MPIR_Notify_req_t *r = req->u.notify;
@@ -191,39 +220,39 @@ int MPIR_Notify_lean_poll(MPIR_Request * req, bool * polled)
     *polled = r->lean && r->active;
     if (!*polled)
         return MPI_SUCCESS;
-    return MPIR_Notify_progress_due(r->win, &r->polls) ?
-        MPIR_Notify_progress_round(r->win, NULL) : MPID_Notify_poll(r->win);
+    return lean_poll(req, r, NULL, false);
+}
+
+/* A request whose notifications come on no polled path: MPICH's own wait */
+static int ATTRIBUTE((noinline)) progress_wait(MPIR_Request * req, void *state)
+{
+    int mpi_errno = MPI_SUCCESS;
+    MPID_Progress_state own;
+    if (!state) {
+        MPID_Progress_start(&own);
+        state = &own;
+    }
+    do {
+        mpi_errno = MPID_Progress_wait(state);
+        MPIR_ERR_CHECK(mpi_errno);
+    } while (!MPIR_Request_is_complete(req));
+  fn_fail:
+    if (state == &own)
+        MPID_Progress_end(&own);
+    return mpi_errno;
 }
 
 /* The wait proper, out of line: a request found complete (what a wait on
  * the node mostly finds once its drain has run) pays no frame for it */
 static int ATTRIBUTE((noinline)) wait_loop(MPIR_Request * req, void *state)
 {
-    int mpi_errno = MPI_SUCCESS;
+    int mpi_errno;
     MPIR_Notify_req_t *r = req->u.notify;
-    MPID_Progress_state own;
-    if (!state && !(r->lean && r->active)) {
-        MPID_Progress_start(&own);
-        state = &own;
-    }
+    if (!(r->lean && r->active))
+        return progress_wait(req, state);
     do {
-        if (!(r->lean && r->active)) {
-            mpi_errno = MPID_Progress_wait(state);
-        } else if (!MPIR_Notify_progress_due(r->win, &r->polls)) {
-            mpi_errno = MPID_Notify_poll(r->win);
-        } else {
-            /* one round, not MPID_Progress_wait's rounds until something
-             * completes: the device is polled between them */
-            mpi_errno = MPIR_Notify_progress_round(r->win, state);
-#if MPICH_THREAD_GRANULARITY == MPICH_THREAD_GRANULARITY__GLOBAL
-            MPID_THREAD_CS_YIELD(GLOBAL, MPIR_THREAD_GLOBAL_ALLFUNC_MUTEX);
-#endif
-        }
-        MPIR_ERR_CHECK(mpi_errno);
-    } while (!MPIR_Request_is_complete(req));
-  fn_fail:
-    if (state == &own)
-        MPID_Progress_end(&own);
+        mpi_errno = lean_poll(req, r, state, true);
+    } while (mpi_errno == MPI_SUCCESS && !MPIR_Request_is_complete(req));
     return mpi_errno;
 }
 
