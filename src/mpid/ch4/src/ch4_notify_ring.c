@@ -41,6 +41,11 @@ static struct {
     uint32_t *limit;            /* [ring] this process's bound on its free positions */
     unsigned long long dropped; /* cells for a window no longer here (erroneous program) */
     MPIDI_Notify_win_cache_t last;      /* the window of the last cell */
+    struct {
+        MPIR_Win *win;          /* NULL: none */
+        int rank, local;
+    } to;                       /* the last target's ring: a stream of accesses mostly
+                                 * repeats its target (forgotten when its window is freed) */
 } R;
 
 static MPIDI_Notify_ring_t *ring_of(int local)
@@ -49,10 +54,21 @@ static MPIDI_Notify_ring_t *ring_of(int local)
 }
 
 /* target_rank's ring, -1 if it has none (not of MPI_COMM_WORLD: spawned) */
-ATTRIBUTE((always_inline)) static inline int ring_index(MPIR_Win * win, int target_rank)
+static int ring_lookup(MPIR_Win * win, int target_rank)
 {
     int lpid = MPIDIU_rank_to_lpid(target_rank, win->comm_ptr);
     return R.segment && lpid >= 0 && lpid < MPIR_Process.size ? R.local_of[lpid] : -1;
+}
+
+/* the same for a target on the ring path, which has one */
+ATTRIBUTE((always_inline)) static inline int ring_index(MPIR_Win * win, int target_rank)
+{
+    if (likely(R.to.win == win && R.to.rank == target_rank))
+        return R.to.local;
+    R.to.local = ring_lookup(win, target_rank);
+    R.to.win = win;
+    R.to.rank = target_rank;
+    return R.to.local;
 }
 
 int MPIDI_Notify_rings_init(void)
@@ -102,6 +118,7 @@ int MPIDI_Notify_rings_finalize(void)
     if (R.segment)
         mpi_errno = MPIDU_Init_shm_free(R.segment);
     R.segment = NULL;
+    R.to.win = NULL;
     CONS.mine = NULL;
     MPL_free(R.local_of);
     MPL_free(R.limit);
@@ -114,7 +131,7 @@ bool MPIDI_Notify_ring_reaches(MPIR_Win * win, int target_rank)
 {
     return target_rank != win->comm_ptr->rank &&
         MPIDIU_win_rank_to_intra_rank(win, target_rank, MPIDI_WIN(win, winattr)) >= 0 &&
-        ring_index(win, target_rank) >= 0;
+        ring_lookup(win, target_rank) >= 0;
 }
 
 int MPIDI_Notify_rings_claim_node(MPIR_Win * win, MPIR_Notify_why_t why)
@@ -127,7 +144,7 @@ int MPIDI_Notify_rings_claim_node(MPIR_Win * win, MPIR_Notify_why_t why)
             continue;
         if (why != MPIR_NOTIFY_WHY_SHARED_MEMORY)
             mpi_errno = MPIR_Notify_path_set(win, r, MPIR_NOTIFY_PATH_GENERIC, why);
-        else if (ring_index(win, r) < 0)
+        else if (ring_lookup(win, r) < 0)
             mpi_errno = MPIR_Notify_path_set(win, r, MPIR_NOTIFY_PATH_GENERIC,
                                              MPIR_NOTIFY_WHY_NO_SEGMENT);
         else
@@ -152,6 +169,8 @@ void MPIDI_Notify_rings_win_init(MPIR_Win * win, bool * counted)
 int MPIDI_Notify_rings_win_free(MPIR_Win * win, bool * counted)
 {
     int mpi_errno = MPI_SUCCESS;
+    if (R.to.win == win)
+        R.to.win = NULL;
     if (!*counted) {
         MPIDI_Notify_window_forget(&R.last, win);
         return MPI_SUCCESS;
