@@ -125,6 +125,39 @@ int main(int argc, char **argv)
         MPI_OK(MPIX_Notify_iprobe(win, rank, 1, &flag, MPI_STATUS_IGNORE));
         CHECK(!flag, "a refused out-of-range access notified");
     }
+    /* the same towards a node-local target on the ring path, whose segment
+     * the origin writes itself: the ring path checks the range, with
+     * predefined and derived datatypes; an access just in range notifies
+     * once, the refused ones not at all */
+    {
+        char path[32] = "", why[64] = "";
+        na_path(win, peer, path, why, sizeof(path));
+        if (strcmp(path, "ring") == 0) {
+            int big[4] = { 5, 5, 5, 5 };
+            MPI_Datatype vec;   /* two ints 8 apart: spans 9 */
+            MPI_OK(MPI_Type_vector(2, 1, 8, MPI_INT, &vec));
+            MPI_OK(MPI_Type_commit(&vec));
+            rc = MPI_Put_notify(big, 2, MPI_INT, peer, 15, 2, MPI_INT, win, 1);
+            expect(rc, MPI_ERR_RMA_RANGE, NULL, "put_notify past the end of a ring target's window");
+            rc = MPI_Get_notify(big, 1, MPI_INT, peer, 16, 1, MPI_INT, win, 1);
+            expect(rc, MPI_ERR_RMA_RANGE, NULL, "get_notify past the end of a ring target's window");
+            rc = MPI_Put_notify(big, 2, MPI_INT, peer, 8, 1, vec, win, 1);
+            expect(rc, MPI_ERR_RMA_RANGE, NULL, "put_notify of a vector past a ring target's end");
+            MPI_OK(MPI_Put_notify(big, 2, MPI_INT, peer, 7, 1, vec, win, 1));
+            MPI_OK(MPI_Win_flush(peer, win));
+            MPI_OK(MPI_Type_free(&vec));
+            MPI_Request r;
+            MPI_OK(MPI_Notify_init(win, peer, 1, 1, &r));
+            MPI_OK(MPI_Start(&r));
+            MPI_OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
+            MPI_OK(MPI_Request_free(&r));
+            MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+            int flag = 1;
+            MPI_OK(MPIX_Notify_iprobe(win, peer, 1, &flag, MPI_STATUS_IGNORE));
+            CHECK(!flag, "a refused out-of-range access to a ring target notified");
+            CHECK(buf[7] == 5 && buf[15] == 5, "the in-range vector put did not land");
+        }
+    }
     /* request state; its errors go to the window's handler, not
      * MPI_COMM_WORLD's (patch 0016) */
     MPI_Errhandler weh, ceh;

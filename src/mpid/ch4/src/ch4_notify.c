@@ -101,59 +101,52 @@ ATTRIBUTE((always_inline)) static inline int check_access(MPIR_Win * win, MPI_Ai
     return mpi_errno;
 }
 
-/* A target range outside the target's window is MPI_ERR_RMA_RANGE where
- * this process knows that window's size: its own, or a node-local target's
- * segment of a shared-memory window (the ring path copies straight into
- * it).  Elsewhere only the target could tell.  Inline for predefined
- * datatypes, which every notified put pays for; the rest out of line. */
-static int range_error(int target_rank, MPI_Aint end, MPI_Aint size)
+/* the out-of-line half of MPIDI_Notify_range_check (ch4_notify.h): derived
+ * datatypes, and the error */
+int MPIDI_Notify_range_check_slow(int target_rank, MPI_Aint first, MPI_Aint target_count,
+                                  MPI_Datatype target_datatype, MPI_Aint size)
 {
     int mpi_errno = MPI_SUCCESS;
+    MPI_Aint end;
+    if (HANDLE_IS_BUILTIN(target_datatype)) {
+        end = first + target_count * MPIR_Datatype_get_basic_size(target_datatype);
+    } else {
+        MPI_Aint extent;
+        MPIR_Datatype *dt;
+        if (target_count == 0)
+            return MPI_SUCCESS;
+        MPIR_Datatype_get_extent_macro(target_datatype, extent);
+        MPIR_Datatype_get_ptr(target_datatype, dt);
+        first += dt->true_lb;
+        end = first + (target_count - 1) * extent + (dt->true_ub - dt->true_lb);
+        if (first >= 0 && end <= size)
+            return MPI_SUCCESS;
+    }
     MPIR_ERR_SETANDJUMP3(mpi_errno, MPI_ERR_RMA_RANGE, "**notifyrange", "**notifyrange %d %L %L",
                          target_rank, (long long) end, (long long) size);
   fn_fail:
     return mpi_errno;
 }
 
-static int check_range_derived(int target_rank, MPI_Aint first, MPI_Aint target_count,
-                               MPI_Datatype target_datatype, MPI_Aint size)
-{
-    MPI_Aint extent;
-    MPIR_Datatype *dt;
-    MPIR_Datatype_get_extent_macro(target_datatype, extent);
-    MPIR_Datatype_get_ptr(target_datatype, dt);
-    first += dt->true_lb;
-    MPI_Aint end = first + (target_count - 1) * extent + (dt->true_ub - dt->true_lb);
-    return first < 0 || end > size ? range_error(target_rank, end, size) : MPI_SUCCESS;
-}
-
+/* The range check where this process knows the target's window size: its
+ * own window; a node-local target's segment is checked by the ring path
+ * itself, which looks the segment up anyway. */
 MPL_STATIC_INLINE_PREFIX int check_range(MPIR_Win * win, int target_rank, MPI_Aint target_disp,
                                          MPI_Aint target_count, MPI_Datatype target_datatype)
 {
-    MPI_Aint size;
-    int disp_unit;
     const MPIDIG_win_shared_info_t *t;
     const int *local;
 
-    if (target_rank == win->comm_ptr->rank) {
-        if (win->create_flavor == MPI_WIN_FLAVOR_DYNAMIC)
-            return MPI_SUCCESS;
-        size = win->size;
-        disp_unit = win->disp_unit;
-    } else if ((t = MPIDIG_WIN(win, shared_table)) && (local = win->comm_ptr->intranode_table) &&
-               local[target_rank] >= 0) {
-        size = t[local[target_rank]].size;
-        disp_unit = t[local[target_rank]].disp_unit;
-    } else {
-        return MPI_SUCCESS;
-    }
-    MPI_Aint first = target_disp * disp_unit;
-    if (unlikely(!HANDLE_IS_BUILTIN(target_datatype)))
-        return target_count ? check_range_derived(target_rank, first, target_count,
-                                                  target_datatype, size) : MPI_SUCCESS;
-    MPI_Aint end = first + target_count * MPIR_Datatype_get_basic_size(target_datatype);
-    return unlikely((end > size || first < 0) && target_count) ?
-        range_error(target_rank, end, size) : MPI_SUCCESS;
+    if (target_rank == win->comm_ptr->rank)
+        return win->create_flavor == MPI_WIN_FLAVOR_DYNAMIC ? MPI_SUCCESS :
+            MPIDI_Notify_range_check(target_rank, target_disp, target_count, target_datatype,
+                                     win->size, win->disp_unit);
+    if ((t = MPIDIG_WIN(win, shared_table)) && (local = win->comm_ptr->intranode_table) &&
+        local[target_rank] >= 0)
+        return MPIDI_Notify_range_check(target_rank, target_disp, target_count, target_datatype,
+                                        t[local[target_rank]].size,
+                                        t[local[target_rank]].disp_unit);
+    return MPI_SUCCESS;
 }
 
 /* Every path but the node's rings, out of line: the generic path
@@ -209,15 +202,16 @@ ATTRIBUTE((always_inline)) static inline int put_get(void *origin_addr, MPI_Aint
                      target_rank, tag, "put origin") :
         check_access(win, target_count, target_datatype, origin_count, origin_datatype,
                      target_rank, tag, "get target");
-    if (mpi_errno == MPI_SUCCESS)
-        mpi_errno = check_range(win, target_rank, target_disp, target_count, target_datatype);
     if (unlikely(mpi_errno != MPI_SUCCESS))
         return mpi_errno;
     MPIR_Notify_path_t path = MPIR_Notify_path(win, target_rank);
-    if (likely(path == MPIR_NOTIFY_PATH_RING))
+    if (likely(path == MPIR_NOTIFY_PATH_RING))  /* checks the range itself */
         return MPIDI_Notify_ring_access(origin_addr, (int) origin_count, origin_datatype,
                                         target_rank, target_disp, (int) target_count,
                                         target_datatype, win, tag, is_put, req);
+    mpi_errno = check_range(win, target_rank, target_disp, target_count, target_datatype);
+    if (unlikely(mpi_errno != MPI_SUCCESS))
+        return mpi_errno;
     return dispatch_other(path, origin_addr, (int) origin_count, origin_datatype, target_rank,
                           target_disp, (int) target_count, target_datatype, win, tag, is_put,
                           req);

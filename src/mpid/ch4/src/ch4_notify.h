@@ -11,6 +11,27 @@
  * path (MPIDI_NM_notify_win_describe). */
 void MPIDI_Notify_win_report(MPIR_Win * win);
 
+/* A target range outside a window of size bytes is MPI_ERR_RMA_RANGE where
+ * this process knows that size: its own window, or a node-local target's
+ * segment of a shared-memory window (the ring path copies straight into
+ * it).  Inline for predefined datatypes, which every notified put pays
+ * for; derived datatypes and the error out of line (ch4_notify.c). */
+int MPIDI_Notify_range_check_slow(int target_rank, MPI_Aint first, MPI_Aint target_count,
+                                  MPI_Datatype target_datatype, MPI_Aint size);
+MPL_STATIC_INLINE_PREFIX int MPIDI_Notify_range_check(int target_rank, MPI_Aint target_disp,
+                                                      MPI_Aint target_count,
+                                                      MPI_Datatype target_datatype,
+                                                      MPI_Aint size, int disp_unit)
+{
+    MPI_Aint first = target_disp * disp_unit;
+    if (likely(HANDLE_IS_BUILTIN(target_datatype))) {
+        MPI_Aint end = first + target_count * MPIR_Datatype_get_basic_size(target_datatype);
+        if (likely((end <= size && first >= 0) || target_count == 0))
+            return MPI_SUCCESS;
+    }
+    return MPIDI_Notify_range_check_slow(target_rank, first, target_count, target_datatype, size);
+}
+
 /* A window by MPICH's id, for the transports whose messages name their
  * window by it (the node's rings, eager messages): a stream of
  * notifications mostly repeats the last window, and a lookup in MPICH's

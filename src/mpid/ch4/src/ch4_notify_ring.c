@@ -328,6 +328,9 @@ int MPIDI_Notify_ring_access(void *origin_addr, int origin_count,
     uint32_t pos;
 
     MPIDIG_RMA_OP_CHECK_SYNC(target_rank, win);
+    mpi_errno = MPIDI_Notify_range_check(target_rank, target_disp, target_count, target_datatype,
+                                         (MPI_Aint) t->size, (int) t->disp_unit);
+    MPIR_ERR_CHECK(mpi_errno);
     /* what is written (check_access made sure it fits) */
     if (is_put)
         MPIDI_Datatype_check_size(origin_datatype, origin_count, bytes);
