@@ -63,6 +63,8 @@ int MPIDI_UCX_notify_maybe_stray(MPIR_Win * win, int target);
 /* an error inside a UCX callback, returned by the next flush or access */
 void MPIDI_UCX_notify_defer_error(int mpi_errno);
 int MPIDI_UCX_notify_take_deferred(void);
+/* the window is being freed: its id may come back with another window */
+void MPIDI_UCX_notify_forget_window(MPIR_Win * win);
 
 /* ucx_notify_flush.c */
 /* send, with a deferred answer to rank riding along */

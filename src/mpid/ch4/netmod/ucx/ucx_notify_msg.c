@@ -8,6 +8,7 @@
 
 #include "mpidimpl.h"
 #include "ucx_notify_impl.h"
+#include "ch4_notify.h"
 
 /* MPIR_Notify_arrive failing inside a UCX callback (out of memory) cannot
  * be returned there; the next flush or access returns it */
@@ -255,6 +256,15 @@ static ucs_status_t drop(const hdr_t * h, size_t header_length)
     return UCS_OK;
 }
 
+/* the window of the last message (a stream of messages mostly repeats
+ * it; MPICH's window map is a hash) */
+static MPIDI_Notify_win_cache_t last_window;
+
+void MPIDI_UCX_notify_forget_window(MPIR_Win * win)
+{
+    MPIDI_Notify_window_forget(&last_window, win);
+}
+
 /* every notify message arrives here (ucp_worker_progress, under the lock
  * that protects progress) */
 static ucs_status_t am_recv(void *arg, const void *header, size_t header_length, void *data,
@@ -274,8 +284,8 @@ static ucs_status_t am_recv(void *arg, const void *header, size_t header_length,
      * no message of it is in flight outside that span (flush before free):
      * a message for no window here is corrupt or late, dropped and counted
      * as the libfabric path drops such CQ words. */
-    MPIR_Win *win = MPIDIU_map_lookup(MPIDI_global.win_map, h.win_id);
-    if (unlikely(win == MPIDIU_MAP_NOT_FOUND || h.src < 0 ||
+    MPIR_Win *win = MPIDI_Notify_window_of(&last_window, h.win_id);
+    if (unlikely(win == NULL || h.src < 0 ||
                  h.src >= win->comm_ptr->local_size || h.kind > MSG_FLUSH_ACK))
         return drop(&h, header_length);
     MPIDI_UCX_notify_win_t *nw = MPIDI_UCX_notify_state_of(win);

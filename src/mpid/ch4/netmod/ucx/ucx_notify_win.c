@@ -162,5 +162,8 @@ int MPIDI_UCX_notify_win_free(MPIR_Win * win)
         MPIDI_UCX_WIN(win).notify = NULL;
     }
     int e = MPIDI_Notify_rings_win_free(win, &MPIDI_UCX_WIN(win).notify_ring);
+    /* last: the progress above may have cached the window again, and no
+     * progress runs between here and its removal from MPICH's window map */
+    MPIDI_UCX_notify_forget_window(win);
     return mpi_errno ? mpi_errno : e;
 }
