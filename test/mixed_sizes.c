@@ -1,9 +1,13 @@
-/* Sizes around the inline threshold of the shared-memory rings, interleaved
- * from one origin, contiguous and strided, keep issue order and deliver
- * their data (2 ranks; every size is its own slot so data can be checked). */
+/* Sizes around the shared-memory rings' thresholds (16 B: copied without a
+ * string instruction; 1 KiB: copied after the cell is claimed, longer ones
+ * before), interleaved from one origin, contiguous and strided, keep issue
+ * order and deliver their data (2 ranks; every size is its own slot so
+ * data can be checked). */
 #include "na_test.h"
 
-static const int sizes[] = { 0, 1, 7, 8, 24, 31, 32, 33, 40, 64, 100, 4096, 65536, 3 };
+static const int sizes[] = { 0, 1, 7, 8, 15, 16, 17, 24, 31, 32, 33, 40, 64, 100, 1023, 1024,
+    1025, 4096, 65536, 3
+};
 #define NS (int) (sizeof(sizes) / sizeof(sizes[0]))
 #define ROUNDS 40
 #define SLOT 65536
