@@ -129,8 +129,9 @@ int MPIDI_Notify_range_check_slow(int target_rank, MPI_Aint first, MPI_Aint targ
 }
 
 /* The range check where this process knows the target's window size: its
- * own window; a node-local target's segment is checked by the ring path
- * itself, which looks the segment up anyway. */
+ * own window, or a node-local target's segment of a shared-memory window.
+ * Not called for targets on the ring path: the ring access checks with the
+ * segment it looks up anyway. */
 MPL_STATIC_INLINE_PREFIX int check_range(MPIR_Win * win, int target_rank, MPI_Aint target_disp,
                                          MPI_Aint target_count, MPI_Datatype target_datatype)
 {

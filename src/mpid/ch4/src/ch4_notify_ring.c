@@ -295,10 +295,6 @@ int MPIDI_Notify_complete_request(MPIR_Request ** req)
  * origins. */
 #define CLAIM_FIRST_MAX 1024
 
-/* The data moves now, before the cell is published: like MPI_Put's and
- * MPI_Get's, it must be in place when the origin's flush returns, not when
- * the target next drains its ring.  Contiguous copies skip the datatype
- * engine. */
 /* where the bytes of a contiguous access come from and go to */
 ATTRIBUTE((always_inline)) static inline void contig_ends(void *origin_addr,
                                                           MPI_Datatype origin_datatype,
@@ -312,6 +308,11 @@ ATTRIBUTE((always_inline)) static inline void contig_ends(void *origin_addr,
     *dst = is_put ? tbuf + tlb : (char *) origin_addr + olb;
 }
 
+/* The data moves now, before the cell is published: like MPI_Put's and
+ * MPI_Get's, it must be in place when the origin's flush returns, not when
+ * the target next drains its ring.  Contiguous copies skip the datatype
+ * engine.  The range is checked here, with the segment looked up anyway
+ * (MPID_Put_notify checks the other paths' targets). */
 int MPIDI_Notify_ring_access(void *origin_addr, int origin_count,
                              MPI_Datatype origin_datatype, int target_rank,
                              MPI_Aint target_disp, int target_count,
