@@ -295,17 +295,28 @@ int MPIDI_Notify_complete_request(MPIR_Request ** req)
  * origins. */
 #define CLAIM_FIRST_MAX 1024
 
-/* where the bytes of a contiguous access come from and go to */
-ATTRIBUTE((always_inline)) static inline void contig_ends(void *origin_addr,
-                                                          MPI_Datatype origin_datatype,
-                                                          char *tbuf, MPI_Datatype target_datatype,
-                                                          bool is_put, char **src, char **dst)
+/* The access's bytes between origin memory and tbuf in the target's
+ * segment: contiguous ones without the datatype engine */
+ATTRIBUTE((always_inline)) static inline int copy(void *origin_addr, int origin_count,
+                                                  MPI_Datatype origin_datatype, char *tbuf,
+                                                  int target_count, MPI_Datatype target_datatype,
+                                                  bool contig, bool is_put, MPI_Aint bytes)
 {
-    MPI_Aint olb, tlb;
-    MPIR_Datatype_get_true_lb(origin_datatype, &olb);
-    MPIR_Datatype_get_true_lb(target_datatype, &tlb);
-    *src = is_put ? (char *) origin_addr + olb : tbuf + tlb;
-    *dst = is_put ? tbuf + tlb : (char *) origin_addr + olb;
+    if (contig) {
+        MPI_Aint olb, tlb;
+        MPIR_Datatype_get_true_lb(origin_datatype, &olb);
+        MPIR_Datatype_get_true_lb(target_datatype, &tlb);
+        if (is_put)
+            MPIDI_Notify_copy_shared(tbuf + tlb, (char *) origin_addr + olb, bytes);
+        else
+            MPIDI_Notify_copy_shared((char *) origin_addr + olb, tbuf + tlb, bytes);
+        return MPI_SUCCESS;
+    }
+    return is_put ?
+        MPIR_Localcopy(origin_addr, origin_count, origin_datatype, tbuf, target_count,
+                       target_datatype) :
+        MPIR_Localcopy(tbuf, target_count, target_datatype, origin_addr, origin_count,
+                       origin_datatype);
 }
 
 /* The data moves now, before the cell is published: like MPI_Put's and
@@ -324,7 +335,7 @@ int MPIDI_Notify_ring_access(void *origin_addr, int origin_count,
     MPIDIG_win_shared_info_t *t = &MPIDIG_WIN(win, shared_table)[intra];
     MPI_Aint bytes;
     int ocontig, tcontig;
-    char *tbuf = NULL, *src, *dst;
+    char *tbuf = NULL;
     MPIDI_Notify_cell_t *c;
     uint32_t pos;
 
@@ -341,39 +352,27 @@ int MPIDI_Notify_ring_access(void *origin_addr, int origin_count,
         tbuf = (char *) t->shm_base_addr + t->disp_unit * target_disp;
     MPIR_Datatype_is_contig(origin_datatype, &ocontig);
     MPIR_Datatype_is_contig(target_datatype, &tcontig);
+    bool contig = ocontig && tcontig;
+    bool claim_first = contig && bytes <= CLAIM_FIRST_MAX;
 
-    if (bytes == 0 || (ocontig && tcontig && bytes <= CLAIM_FIRST_MAX)) {
-        /* the request and the cell first: nothing can fail after them */
-        mpi_errno = MPIDI_Notify_complete_request(req);
-        MPIR_ERR_CHECK(mpi_errno);
-        mpi_errno = claim(ring_index(win, target_rank), &c, &pos);
-        if (unlikely(mpi_errno != MPI_SUCCESS)) {
-            if (req)
-                MPIR_Request_free(*req);
-            goto fn_fail;
-        }
-        if (bytes > 0) {
-            contig_ends(origin_addr, origin_datatype, tbuf, target_datatype, is_put, &src, &dst);
-            MPIDI_Notify_copy_shared(dst, src, bytes);
-        }
-        fill(c, pos, win, target_rank, tag, bytes);
-        goto fn_exit;
-    }
-
-    if (ocontig && tcontig) {
-        contig_ends(origin_addr, origin_datatype, tbuf, target_datatype, is_put, &src, &dst);
-        MPIDI_Notify_copy_shared(dst, src, bytes);
-    } else {
-        mpi_errno = is_put ?
-            MPIR_Localcopy(origin_addr, origin_count, origin_datatype, tbuf, target_count,
-                           target_datatype) :
-            MPIR_Localcopy(tbuf, target_count, target_datatype, origin_addr, origin_count,
-                           origin_datatype);
+    if (!claim_first && bytes > 0) {
+        mpi_errno = copy(origin_addr, origin_count, origin_datatype, tbuf, target_count,
+                         target_datatype, contig, is_put, bytes);
         MPIR_ERR_CHECK(mpi_errno);
     }
+    /* the request and the cell: nothing can fail after them */
     mpi_errno = MPIDI_Notify_complete_request(req);
     MPIR_ERR_CHECK(mpi_errno);
-    mpi_errno = publish(win, target_rank, tag, bytes);
+    mpi_errno = claim(ring_index(win, target_rank), &c, &pos);
+    if (unlikely(mpi_errno != MPI_SUCCESS)) {
+        if (req)
+            MPIR_Request_free(*req);
+        goto fn_fail;
+    }
+    if (claim_first && bytes > 0)
+        copy(origin_addr, origin_count, origin_datatype, tbuf, target_count, target_datatype,
+             true, is_put, bytes);
+    fill(c, pos, win, target_rank, tag, bytes);
   fn_exit:
     return mpi_errno;
   fn_fail:
