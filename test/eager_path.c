@@ -4,11 +4,12 @@
  * put, or after a few rounds of its progress).  2 ranks.
  *
  *   A. which path carried them: MPI_T's notify_arrived_eager_am and
- *      notify_arrived_eager_tagged count the 8 B, 1 KiB and 12 KiB puts of
- *      the window's eager range where the path table says cq-data: by
- *      default on tcp 1 KiB, and 12 KiB where the tagged carrier is on
- *      (MPIR_CVAR_NOTIFY_OFI_TAGGED_RECVS not 0); on sockets all three
- *      with the carrier, none without; with
+ *      notify_arrived_eager_tagged count the 8 B, 1 KiB, 12 KiB and 16 KiB
+ *      puts of the window's eager range where the path table says cq-data:
+ *      by default on tcp 1 KiB, and 12 and 16 KiB where the tagged carrier
+ *      is on (MPIR_CVAR_NOTIFY_OFI_TAGGED_RECVS not 0; 16 KiB, MPICH's
+ *      short-send size, fits only its compact messages, the data alone);
+ *      on sockets all four with the carrier, none without; with
  *      MPIR_CVAR_NOTIFY_OFI_EAGER_MIN/MAX what they say (MAX=0: none).
  *      The first eager put of the window is an active message, the rest
  *      ride the tagged carrier; none do with TAGGED_RECVS=0, or where the
@@ -22,12 +23,18 @@
  *   D. the target sits in MPI_Barrier while the origin flushes;
  *   E. MPI_Rput_notify of 8 B and 1 KiB: the request completes, the buffer
  *      is reusable;
- *   F. the counter dialect: 1 KiB MPIX_Put_notify updates its counter. */
+ *   F. the counter dialect: 1 KiB MPIX_Put_notify updates its counter;
+ *   G. a new window whose puts are all 16 KiB: the first is a write, since
+ *      the origin has not heard that the target receives on the carrier,
+ *      and the target tells it so (no eager message would); the rest ride
+ *      the carrier.  Plain puts and gets to the same bytes, flushed,
+ *      between them. */
 #include "na_test.h"
 
 #define KB 1024
 #define BIG 65536
 #define MID (12 * KB)           /* A: above 8 KiB, within the largest eager message */
+#define FULL (16 * KB)          /* A, G: MPICH's short-send size: compact messages only */
 #define NA 20                   /* A: puts of each size */
 #define NB 300                  /* B: accesses */
 #define NC 500                  /* C: exchanges */
@@ -59,23 +66,24 @@ static void by_path(MPI_Win win, char *base, int rank)
     /* The default range is the provider's (ofi_notify_win.c): on sockets
      * every size up to the largest eager message with the tagged carrier,
      * none without; elsewhere from above the inject size (1 KiB, not 8 B)
-     * to the largest eager message (12 KiB too) with the tagged carrier,
-     * 8 KiB without.  The CVARs set either end. */
+     * to MPICH's short-send size (12 and 16 KiB too) with the tagged
+     * carrier, 8 KiB without.  The CVARs set either end. */
     const char *prov = getenv("FI_PROVIDER");
     const char *min = getenv("MPIR_CVAR_NOTIFY_OFI_EAGER_MIN");
     const char *max = getenv("MPIR_CVAR_NOTIFY_OFI_EAGER_MAX");
     int carrier = !env_is("MPIR_CVAR_NOTIFY_OFI_TAGGED_RECVS", "0");
     int on_sockets = prov && !strncmp(prov, "sockets", 7);
     int lo = min ? atoi(min) : on_sockets && carrier ? 0 : KB;
-    int hi = max ? atoi(max) : on_sockets && !carrier ? -1 : carrier ? MID : 8 * KB;
+    int hi = max ? atoi(max) : on_sockets && !carrier ? -1 : carrier ? FULL : 8 * KB;
     int tagged = carrier && !env_is("EAGER_PATH_ARM_FAILS", "1");
     int first = 1;              /* the window's first eager put is still to come */
-    static char src[MID];
-    const int sizes[] = { 8, KB, MID };
+    static char src[FULL];
+    const int sizes[] = { 8, KB, MID, FULL };
 
-    for (int s = 0; s < 3; s++) {
+    for (int s = 0; s < 4; s++) {
         int n = sizes[s];
-        int eager = cq && lo <= n && n <= hi;
+        /* 16 KiB: on the carrier, once the target said it receives there */
+        int eager = cq && lo <= n && n <= hi && (n < FULL || (tagged && !first));
         const char *names[2] = { "notify_arrived_eager_am", "notify_arrived_eager_tagged" };
         unsigned long long got[2] = { 0, 0 }, before[2] = { 0, 0 };
         MPI_T_pvar_handle h[2];
@@ -285,6 +293,70 @@ static void counter(MPI_Win win, char *base, int rank)
     MPI_Barrier(MPI_COMM_WORLD);
 }
 
+/* G: on a window of its own, so that no eager message came first */
+static void first_full(int rank)
+{
+    static char src[FULL], back[FULL];
+    char *base, path[64], why[64];
+    MPI_Win win;
+    const char *min = getenv("MPIR_CVAR_NOTIFY_OFI_EAGER_MIN");
+    const char *max = getenv("MPIR_CVAR_NOTIFY_OFI_EAGER_MAX");
+    const char *prov = getenv("FI_PROVIDER");
+    int carrier = !env_is("MPIR_CVAR_NOTIFY_OFI_TAGGED_RECVS", "0") &&
+        !env_is("EAGER_PATH_ARM_FAILS", "1");
+    int on_sockets = prov && !strncmp(prov, "sockets", 7);
+    int hi = max ? atoi(max) : carrier ? FULL : on_sockets ? -1 : 8 * KB;
+
+    MPI_OK(MPI_Win_allocate(2 * FULL, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win));
+    MPI_OK(MPI_Win_lock_all(0, win));
+    na_path(win, rank ^ 1, path, why, sizeof(path));
+    int tagged = !strcmp(path, "cq-data") && carrier && (min ? atoi(min) : 0) <= FULL &&
+        FULL <= hi;
+    unsigned long long got = 0, before = 0;
+    MPI_T_pvar_handle h;
+    if (rank == 1) {
+        int idx, count;
+        MPI_OK(MPI_T_pvar_get_index("notify_arrived_eager_tagged", MPI_T_PVAR_CLASS_COUNTER,
+                                    &idx));
+        MPI_OK(MPI_T_pvar_handle_alloc(session, idx, &win, &h, &count));
+        MPI_OK(MPI_T_pvar_read(session, h, &before));
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    for (int i = 0; i < NA; i++) {
+        if (rank == 0) {
+            memset(src, i + 1, FULL);
+            MPI_OK(MPI_Put_notify(src, FULL, MPI_BYTE, 1, 0, FULL, MPI_BYTE, win, 7));
+            MPI_OK(MPI_Win_flush(1, win));
+            /* plain RMA to the same bytes: overwrite the last one, read all back */
+            char last = (char) (100 + i);
+            MPI_OK(MPI_Put(&last, 1, MPI_BYTE, 1, FULL - 1, 1, MPI_BYTE, win));
+            MPI_OK(MPI_Win_flush(1, win));
+            MPI_OK(MPI_Get(back, FULL, MPI_BYTE, 1, 0, FULL, MPI_BYTE, win));
+            MPI_OK(MPI_Win_flush(1, win));
+            CHECK(back[0] == (char) (i + 1) && back[FULL - 2] == (char) (i + 1) &&
+                  back[FULL - 1] == last, "G, put %d: read back %d %d %d", i, back[0],
+                  back[FULL - 2], back[FULL - 1]);
+        } else {
+            wait_tag(win, 0, 7, 1);
+            CHECK(base[0] == (char) (i + 1) && base[FULL - 2] == (char) (i + 1),
+                  "G, put %d: data %d %d", i, base[0], base[FULL - 2]);
+        }
+        /* the target has checked; after the first put, the target's word
+         * that it receives on the carrier is at the origin (sent before
+         * the target's part of the barrier, in order) */
+        MPI_Barrier(MPI_COMM_WORLD);
+    }
+    if (rank == 1) {
+        MPI_OK(MPI_T_pvar_read(session, h, &got));
+        MPI_OK(MPI_T_pvar_handle_free(session, &h));
+        got -= before;
+        CHECK(got == (tagged ? NA - 1 : 0), "G: %llu of %d 16 KiB puts on the carrier, want %d",
+              got, NA, tagged ? NA - 1 : 0);
+    }
+    MPI_OK(MPI_Win_unlock_all(win));
+    MPI_OK(MPI_Win_free(&win));
+}
+
 int main(int argc, char **argv)
 {
     int rank, provided;
@@ -306,6 +378,7 @@ int main(int argc, char **argv)
     idle_target(win, base, rank);
     request_based(win, base, rank);
     counter(win, base, rank);
+    first_full(rank);
 
     MPI_OK(MPI_Win_unlock_all(win));
     MPI_OK(MPIX_Win_free_notify(win));

@@ -4,7 +4,10 @@
  * (0, escape - 1, escape, 2^35 - 1, 2^35, 2^62, 2^63 - 1) decode to
  * themselves, the fields never overlap, a small window's puts of a few
  * MiB are one word, and words of different origins do not mix their
- * length words. */
+ * length words.  The tagged carrier's compact header (MPIDI_OFI_cw_*):
+ * every field round-trips at its limits, below the carrier's bit for the
+ * widths MPICH's tag layouts leave (55 bits, and fewer), an all-ones
+ * header fills exactly the b bits, and what does not fit is refused. */
 #include <stdio.h>
 #include "ofi_notify_word.h"
 
@@ -32,6 +35,78 @@ static void round_trip(int slot, int r, int rank, int tag, uint64_t bytes)
     uint64_t got = MPIDI_OFI_nw_bytes(w[n - 1], r, &len);
     EXPECT(got == bytes && len == 0, "r %d: bytes %llu decoded as %llu (len left %llu)", r,
            (unsigned long long) bytes, (unsigned long long) got, (unsigned long long) len);
+}
+
+/* the compact header: encode, then decode as the target does (slot first) */
+static void cw_round_trip(int b, int r, const MPIDI_OFI_cw_t * h)
+{
+    uint64_t tag, data;
+    MPIDI_OFI_cw_t got;
+    if (!MPIDI_OFI_cw_encode(b, r, h, &tag, &data)) {
+        EXPECT(0, "b %d r %d: a header that fits was refused (rank %d tag %#x ack %llu)", b, r,
+               h->rank, h->tag, (unsigned long long) h->ack);
+        return;
+    }
+    EXPECT(tag >> b == 0, "b %d r %d: tag %#llx above bit %d", b, r, (unsigned long long) tag, b);
+    EXPECT(MPIDI_OFI_cw_is_compact(b, tag), "b %d: the compact bit", b);
+    EXPECT(MPIDI_OFI_cw_slot(b, tag) == h->slot, "b %d: slot", b);
+    MPIDI_OFI_cw_decode(b, r, tag, data, &got);
+    EXPECT(got.ready == h->ready && got.slot == h->slot && got.rank == h->rank &&
+           got.tag == h->tag && got.ack == h->ack && got.seq == h->seq && got.disp == h->disp,
+           "b %d r %d: (%d %d %d %#x %llu %u %u) decoded as (%d %d %d %#x %llu %u %u)", b, r,
+           h->ready, h->slot, h->rank, h->tag, (unsigned long long) h->ack, h->seq, h->disp,
+           got.ready, got.slot, got.rank, got.tag, (unsigned long long) got.ack, got.seq,
+           got.disp);
+}
+
+static void compact_header(void)
+{
+    const int widths[] = { 55, 48, 40 };
+    for (unsigned w = 0; w < sizeof(widths) / sizeof(*widths); w++) {
+        int b = widths[w];
+        for (int r = 1; MPIDI_OFI_cw_ack_bits(b, r) >= 1 && r <= MPIDI_OFI_NW_RANK_BITS; r++) {
+            int ab = MPIDI_OFI_cw_ack_bits(b, r);
+            uint64_t amax = MPIDI_OFI_NW_MASK(ab);
+            const int tags[] = { 0, 1, 0xffffff, MPIDI_OFI_NW_COUNTER,
+                MPIDI_OFI_NW_COUNTER | 0xffffff
+            };
+            const uint64_t acks[] = { 0, 1, amax };
+            for (unsigned t = 0; t < sizeof(tags) / sizeof(*tags); t++)
+                for (unsigned a = 0; a < sizeof(acks) / sizeof(*acks); a++)
+                    for (int rd = 0; rd < 2; rd++) {
+                        MPIDI_OFI_cw_t h = {.ready = rd,.slot = (t * 37 + a) % 256,
+                            .rank = (int) ((a * 3 + t) % (1u << r)),.tag = tags[t],
+                            .ack = acks[a],.seq = 0xfedcba98u - t,.disp = a ? 0xffffffffu : 0
+                        };
+                        cw_round_trip(b, r, &h);
+                    }
+            /* all ones fill exactly bits 0 .. b-1 */
+            MPIDI_OFI_cw_t ones = {.ready = 1,.slot = MPIDI_OFI_NW_SLOTS - 1,
+                .rank = (1 << r) - 1,.tag = MPIDI_OFI_NW_COUNTER | 0xffffff,.ack = amax,
+                .seq = 0xffffffffu,.disp = 0xffffffffu
+            };
+            uint64_t tag, data;
+            EXPECT(MPIDI_OFI_cw_encode(b, r, &ones, &tag, &data) &&
+                   tag == MPIDI_OFI_NW_MASK(b) && data == ~0ULL, "b %d r %d all ones: %#llx",
+                   b, r, (unsigned long long) tag);
+            /* refused: an answer, rank or tag too wide */
+            MPIDI_OFI_cw_t h = ones;
+            h.ack = amax + 1;
+            EXPECT(!MPIDI_OFI_cw_encode(b, r, &h, &tag, &data), "b %d r %d: ack too wide", b, r);
+            h = ones;
+            h.rank = 1 << r;
+            EXPECT(!MPIDI_OFI_cw_encode(b, r, &h, &tag, &data), "b %d r %d: rank too wide", b, r);
+            h = ones;
+            h.tag = 1 << MPIDI_OFI_NW_TAG_BITS;
+            EXPECT(!MPIDI_OFI_cw_encode(b, r, &h, &tag, &data), "b %d r %d: tag too wide", b, r);
+        }
+        /* no room for an answer: no compact header */
+        int r = b - MPIDI_OFI_CW_FIXED_BITS;
+        MPIDI_OFI_cw_t h = {.rank = 0 };
+        uint64_t tag, data;
+        EXPECT(r > MPIDI_OFI_NW_RANK_BITS || !MPIDI_OFI_cw_encode(b, r, &h, &tag, &data),
+               "b %d r %d: no answer bits, yet encoded", b, r);
+    }
 }
 
 int main(void)
@@ -105,6 +180,8 @@ int main(void)
            "length words' origins");
     EXPECT(MPIDI_OFI_nw_bytes(b[1], r19, &lb) == 4096, "origin 2 bytes");
     EXPECT(MPIDI_OFI_nw_bytes(a[2], r19, &la) == (1ULL << 40) + 5, "origin 1 bytes");
+
+    compact_header();
 
     if (errs == 0)
         printf("No Errors\n");

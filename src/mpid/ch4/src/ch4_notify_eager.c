@@ -20,20 +20,10 @@
 
 enum { EAGER_PUT, EAGER_ACK };
 #define EAGER_KIND 0xffu
-/* in kind: the sender receives on the netmod's carrier (every message of
- * a process that does says so, answers included) */
-#define EAGER_CARRIER_READY 0x100u
+#define EAGER_CARRIER_READY MPIDI_NOTIFY_EAGER_READY
+#define EAGER_ACK_DELTA MPIDI_NOTIFY_EAGER_ACK_DELTA
 
-typedef struct {
-    uint64_t win_id;
-    MPI_Aint disp;              /* PUT: in the target's displacement units */
-    MPI_Aint lb;                /* PUT: then this many bytes */
-    uint64_t ack;               /* the sender's done count of the receiver's puts (0: none) */
-    int32_t src;                /* the sender's rank in the window */
-    int32_t tag;
-    uint32_t seq;
-    uint32_t kind;
-} eager_hdr_t;
+typedef MPIDI_Notify_eager_hdr_t eager_hdr_t;
 
 /* Netmod progress calls an answer waits for a message to ride on,
  * counting the one that received the put, and counted again from each
@@ -72,9 +62,16 @@ static enum { ARM_NOT_TRIED, ARMED, ARM_FAILED } arm_state;
  * eager put or settle instead. */
 static int deferred_errno = MPI_SUCCESS;
 
-MPI_Aint MPIDI_Notify_eager_max(void)
+/* beside a header */
+static MPI_Aint beside_max(void)
 {
     return handler_id < 0 ? 0 : MPIDI_NM_am_eager_limit() - (MPI_Aint) sizeof(eager_hdr_t);
+}
+
+MPI_Aint MPIDI_Notify_eager_max(void)
+{
+    MPI_Aint m = beside_max();
+    return carrier && carrier->fits && m > 0 ? MPL_MAX(m, carrier->compact_max) : m;
 }
 
 MPI_Aint MPIDI_Notify_eager_msg_max(void)
@@ -108,9 +105,9 @@ static MPIDI_Notify_eager_win_t *state_of(MPIR_Win * win)
     MPIDI_Notify_eager_win_t *e = MPL_calloc(1, sizeof(*e), MPL_MEM_RMA);
     if (!e)
         return NULL;
-    /* the three counters in one allocation, the three flags in another */
-    e->issued = MPL_calloc(3 * n, sizeof(uint64_t), MPL_MEM_RMA);
-    e->owed = MPL_calloc(3 * n, sizeof(bool), MPL_MEM_RMA);
+    /* the five counters in one allocation, the four flags in another */
+    e->issued = MPL_calloc(5 * n, sizeof(uint64_t), MPL_MEM_RMA);
+    e->owed = MPL_calloc(4 * n, sizeof(bool), MPL_MEM_RMA);
     e->skip = MPL_calloc(n, sizeof(int), MPL_MEM_RMA);
     if (!e->issued || !e->owed || !e->skip) {
         state_free(e);
@@ -118,8 +115,11 @@ static MPIDI_Notify_eager_win_t *state_of(MPIR_Win * win)
     }
     e->acked = e->issued + n;
     e->done = e->acked + n;
+    e->told_compact = e->done + n;
+    e->heard_compact = e->told_compact + n;
     e->at_once = e->owed + n;
     e->ready = e->at_once + n;
+    e->told_ready = e->ready + n;
     e->win = win;
     h->dev = e;
     return e;
@@ -286,15 +286,44 @@ static int drop(const eager_hdr_t * h)
 
 static MPIDI_Notify_win_cache_t last_window;   /* of the last eager message */
 
+/* Receive on the carrier from now on; one that cannot leaves its origins
+ * on active messages. */
+static void arm(void)
+{
+    if (carrier && arm_state == ARM_NOT_TRIED) {
+        arm_state = carrier->arm() == MPI_SUCCESS ? ARMED : ARM_FAILED;
+        if (arm_state == ARM_FAILED && MPIR_CVAR_NOTIFY_VERBOSE)
+            fprintf(stderr, "notify: the netmod's carrier of eager messages did not "
+                    "start; they stay on active messages\n");
+    }
+}
+
+MPI_Aint MPIDI_Notify_eager_compact_from = MPIR_AINT_MAX;
+
+/* Puts that only the compact form carries went on the netmod's own path
+ * while the origin did not know this process receives on the carrier,
+ * which it learns from an eager message of ours: with no smaller puts, it
+ * never would.  So arm, and tell it once per window. */
+int MPIDI_Notify_eager_missed(MPIR_Win * win, int origin)
+{
+    MPIDI_Notify_eager_win_t *e = state_of(win);
+    if (!e)
+        return MPI_SUCCESS;     /* it stays on the netmod's path */
+    arm();
+    if (arm_state != ARMED || e->told_ready[origin])
+        return MPI_SUCCESS;
+    e->told_ready[origin] = true;
+    return send_ack(e, origin);
+}
+
 /* every eager message arrives here, from the netmod's progress, on path
  * (active messages, or the netmod's carrier) */
-static int arrived(const void *msg, const void *data, MPI_Aint data_sz,
+static int arrived(const eager_hdr_t * hdr, const void *data, MPI_Aint data_sz,
                    MPIR_Notify_path_t path)
 {
     int mpi_errno = MPI_SUCCESS;
-    eager_hdr_t h;
+    eager_hdr_t h = *hdr;
 
-    memcpy(&h, msg, sizeof(h));
     /* A window exists at every member from its creation to its free, and
      * no message of it is in flight outside that span (epochs close before
      * the free): a message naming no window here is corrupt or late. */
@@ -302,24 +331,21 @@ static int arrived(const void *msg, const void *data, MPI_Aint data_sz,
     unsigned kind = h.kind & EAGER_KIND;
     if (unlikely(!win || !win->notify || h.src < 0 ||
                  h.src >= win->comm_ptr->local_size || kind > EAGER_ACK ||
-                 (h.kind & ~(EAGER_KIND | EAGER_CARRIER_READY))))
+                 (h.kind & ~(EAGER_KIND | EAGER_CARRIER_READY | EAGER_ACK_DELTA))))
         return drop(&h);
     MPIDI_Notify_eager_win_t *e = state_of(win);
     MPIR_ERR_CHKANDJUMP1(!e, mpi_errno, MPI_ERR_NO_MEM, "**nomem", "**nomem %s", "notify");
+
+    if ((h.kind & EAGER_ACK_DELTA) && h.ack)
+        h.ack = e->heard_compact[h.src] += h.ack;
 
     if (h.kind & EAGER_CARRIER_READY)
         e->ready[h.src] = true;
     if (h.ack)
         take_answer(win, e, h.src, h.ack);
     if (kind == EAGER_PUT) {
-        /* before the answer, which says so; a carrier that cannot arm
-         * leaves its origins on active messages */
-        if (carrier && arm_state == ARM_NOT_TRIED) {
-            arm_state = carrier->arm() == MPI_SUCCESS ? ARMED : ARM_FAILED;
-            if (arm_state == ARM_FAILED && MPIR_CVAR_NOTIFY_VERBOSE)
-                fprintf(stderr, "notify: the netmod's carrier of eager messages did not "
-                        "start; they stay on active messages\n");
-        }
+        /* before the answer, which says so */
+        arm();
         if (data_sz > 0)
             MPIR_Memcpy((char *) win->base + h.disp * win->disp_unit + h.lb, data, data_sz);
         e->done[h.src]++;
@@ -341,7 +367,10 @@ static int eager_msg_cb(void *am_hdr, void *data, MPI_Aint data_sz, uint32_t att
         *req = NULL;
     /* sent only at eager sizes, so the data is here */
     MPIR_Assert(!(attr & MPIDIG_AM_ATTR__IS_ASYNC));
-    return arrived(am_hdr, data, data_sz, MPIR_NOTIFY_PATH_EAGER_AM);
+    eager_hdr_t h;
+    memcpy(&h, am_hdr, sizeof(h));
+    h.kind &= ~EAGER_ACK_DELTA; /* compact answers travel only compact */
+    return arrived(&h, data, data_sz, MPIR_NOTIFY_PATH_EAGER_AM);
 }
 
 static int take_deferred(void)
@@ -359,6 +388,8 @@ _Static_assert(sizeof(eager_hdr_t) <= sizeof(MPIDIG_acc_req_t), "eager header in
 void MPIDI_Notify_eager_set_carrier(const MPIDI_Notify_eager_carrier_t * c)
 {
     carrier = c;
+    if (c->fits && c->compact_max > beside_max())
+        MPIDI_Notify_eager_compact_from = beside_max() + 1;
 }
 
 int MPIDI_Notify_eager_deliver(const void *msg, MPI_Aint len, MPIR_Notify_path_t path)
@@ -367,8 +398,17 @@ int MPIDI_Notify_eager_deliver(const void *msg, MPI_Aint len, MPIR_Notify_path_t
         eager_hdr_t none = {.src = -1 };
         return drop(&none);
     }
-    return arrived(msg, (const char *) msg + sizeof(eager_hdr_t),
+    eager_hdr_t h;
+    memcpy(&h, msg, sizeof(h));
+    h.kind &= ~EAGER_ACK_DELTA;
+    return arrived(&h, (const char *) msg + sizeof(eager_hdr_t),
                    len - (MPI_Aint) sizeof(eager_hdr_t), path);
+}
+
+int MPIDI_Notify_eager_deliver_compact(const eager_hdr_t * hdr, const void *data, MPI_Aint len,
+                                       MPIR_Notify_path_t path)
+{
+    return arrived(hdr, data, len, path);
 }
 
 /* the local half of a put: its send is complete (an active message's
@@ -401,17 +441,37 @@ int MPIDI_Notify_eager_put(const void *buf, MPI_Aint bytes, int target, MPI_Aint
     MPIR_ERR_CHECK(mpi_errno);
     MPIDI_Notify_eager_win_t *e = state_of(win);
     MPIR_ERR_CHKANDJUMP1(!e, mpi_errno, MPI_ERR_NO_MEM, "**nomem", "**nomem %s", "notify");
-    /* a second reference for the user's request */
-    sreq = MPIDIG_request_create(MPIR_REQUEST_KIND__RMA, ureq ? 2 : 1, vci, vci);
-    MPIR_ERR_CHKANDJUMP(!sreq, mpi_errno, MPIX_ERR_NOREQ, "**nomemreq");
-    sreq->u.rma.win = win;
 
     eager_hdr_t hdr = header(win, EAGER_PUT);
     hdr.disp = disp;
     hdr.lb = t_lb;
     hdr.tag = tag;
+    /* compact where the carrier takes it, with the answer carry_answer
+     * would add as an increment over the last compact one */
+    bool compact = false;
+    uint64_t ack = e->owed[target] ? e->done[target] : 0;
+    if (carrier && carrier->fits && e->ready[target]) {
+        hdr.ack = ack ? ack - e->told_compact[target] : 0;
+        hdr.kind |= EAGER_ACK_DELTA;
+        compact = carrier->fits(win, target, &hdr, bytes);
+    }
+    if (unlikely(bytes > beside_max() && !compact)) {
+        mpi_errno = MPIDI_NOTIFY_EAGER_DECLINED;
+        goto fn_exit;
+    }
+    if (!compact) {
+        hdr.ack = 0;
+        hdr.kind &= ~EAGER_ACK_DELTA;
+    }
+    /* a second reference for the user's request */
+    sreq = MPIDIG_request_create(MPIR_REQUEST_KIND__RMA, ureq ? 2 : 1, vci, vci);
+    MPIR_ERR_CHKANDJUMP(!sreq, mpi_errno, MPIX_ERR_NOREQ, "**nomemreq");
+    sreq->u.rma.win = win;
+
     hdr.seq = MPIR_Notify_take_seq(win->notify, target);
     carry_answer(e, target, &hdr);
+    if (compact && hdr.ack)
+        hdr.ack -= e->told_compact[target];
     /* MPIDIG's counters, which every synchronisation call waits for: the
      * answer lowers the remote one and, as for MPIDIG's own puts (whose
      * request completes at the target's acknowledgement), the local one,
@@ -422,10 +482,14 @@ int MPIDI_Notify_eager_put(const void *buf, MPI_Aint bytes, int target, MPI_Aint
     MPIR_cc_inc(local);
     sreq->completion_notification = local;
     e->issued[target]++;
-    if (carrier && e->ready[target]) {
+    if (compact) {
+        mpi_errno = carrier->send(win, target, &hdr, true, buf, bytes, sreq);
+        if (!mpi_errno && ack)
+            e->told_compact[target] = ack;
+    } else if (carrier && e->ready[target]) {
         void *slot = &MPIDIG_REQUEST(sreq, req)->areq;
         memcpy(slot, &hdr, sizeof(hdr));
-        mpi_errno = carrier->send(win, target, slot, sizeof(hdr), buf, bytes, sreq);
+        mpi_errno = carrier->send(win, target, slot, false, buf, bytes, sreq);
     } else {
         mpi_errno = MPIDI_NM_am_isend(target, win->comm_ptr, handler_id, &hdr, sizeof(hdr),
                                       buf, bytes, MPI_BYTE, vci, vci, sreq);

@@ -31,10 +31,13 @@ typedef struct MPIDI_Notify_eager_win {
     uint64_t *issued;           /* origin [target]: puts sent */
     uint64_t *acked;            /* origin [target]: puts the target said are done */
     uint64_t *done;             /* target [origin]: puts whose data is here */
+    uint64_t *told_compact;     /* target [origin]: done as the last compact answer said */
+    uint64_t *heard_compact;    /* origin [target]: acked as the last compact answer said */
     bool *owed;                 /* target [origin]: done not yet told to origin */
     int *skip;                  /* target [origin]: answers to send at once before deferring again */
     bool *at_once;              /* target [origin]: the last answer went at once for skip */
     bool *ready;                /* origin [target]: the target receives on the netmod's carrier */
+    bool *told_ready;           /* target [origin]: told it so (MPIDI_Notify_eager_missed) */
     int nowed;                  /* target: origins with owed set */
     unsigned long rode, alone, at_once_sent;    /* answers: on a put, deferred then alone, at once */
     struct MPIR_Win *win;
@@ -51,34 +54,82 @@ int MPIDI_Notify_eager_init(void);
 void MPIDI_Notify_eager_set_waker(int *waker);
 int MPIDI_Notify_eager_tick(void);
 
+/* An eager message's header.  Beside the data it travels as it is; a
+ * carrier's compact form (MPIDI_NOTIFY_EAGER_ACK_DELTA in kind) carries
+ * in ack how many more of the receiver's puts are done than the previous
+ * compact answer to it said, since compact messages pass no others. */
+typedef struct {
+    uint64_t win_id;
+    MPI_Aint disp;              /* PUT: in the target's displacement units */
+    MPI_Aint lb;                /* PUT: then this many bytes */
+    uint64_t ack;               /* the sender's done count of the receiver's puts (0: none) */
+    int32_t src;                /* the sender's rank in the window */
+    int32_t tag;
+    uint32_t seq;
+    uint32_t kind;
+} MPIDI_Notify_eager_hdr_t;
+/* in kind: the sender receives on the netmod's carrier (every message of
+ * a process that does says so, answers included) */
+#define MPIDI_NOTIFY_EAGER_READY 0x100u
+#define MPIDI_NOTIFY_EAGER_ACK_DELTA 0x200u
+
 /* A netmod's own carrier of the path's messages, cheaper than its active
  * messages (ofi_notify_tagged.c).  arm: make this process receive on it
  * (called once, at the first eager put that arrives; what arrives goes to
- * MPIDI_Notify_eager_deliver, with the carrier's path for the statistics).  send: one message of hdr and then bytes at
- * data to target; hdr stays valid until sreq completes; the carrier calls
- * MPIDI_Notify_eager_sent(sreq) when the send is done.  An origin uses it
- * towards a target once a message from that target said it is armed; until
- * then, and to targets that never arm, active messages carry the puts. */
+ * MPIDI_Notify_eager_deliver, with the carrier's path for the
+ * statistics).  send: one message of hdr and then bytes at data to target;
+ * compact (fits said yes): hdr travels in the message's metadata, the data
+ * alone in its payload, so that a message holds up to compact_max bytes;
+ * otherwise hdr travels first, as it is, and stays valid until sreq
+ * completes.  The carrier calls MPIDI_Notify_eager_sent(sreq) when the
+ * send is done.  An origin uses it towards a target once a message from
+ * that target said it is armed; until then, and to targets that never arm,
+ * active messages carry the puts. */
 typedef struct {
     int (*arm) (void);
-    int (*send) (struct MPIR_Win * win, int target, const void *hdr, size_t hdr_sz,
-                 const void *data, MPI_Aint bytes, struct MPIR_Request * sreq);
+    int (*send) (struct MPIR_Win * win, int target, const MPIDI_Notify_eager_hdr_t * hdr,
+                 bool compact, const void *data, MPI_Aint bytes, struct MPIR_Request * sreq);
+    bool (*fits) (struct MPIR_Win * win, int target, const MPIDI_Notify_eager_hdr_t * hdr,
+                  MPI_Aint bytes);
+    MPI_Aint compact_max;
 } MPIDI_Notify_eager_carrier_t;
 void MPIDI_Notify_eager_set_carrier(const MPIDI_Notify_eager_carrier_t * c);
 int MPIDI_Notify_eager_deliver(const void *msg, MPI_Aint len, MPIR_Notify_path_t path);
+/* a compact message's header, rebuilt by the carrier (win_id 0: its window
+ * is not here) */
+int MPIDI_Notify_eager_deliver_compact(const MPIDI_Notify_eager_hdr_t * hdr, const void *data,
+                                       MPI_Aint len, MPIR_Notify_path_t path);
 int MPIDI_Notify_eager_sent(struct MPIR_Request *sreq);
 
-/* the largest put the path carries (0 before MPIDI_Notify_eager_init),
- * and the largest message: that put with its header */
+/* the largest put the path carries (0 before MPIDI_Notify_eager_init):
+ * as an active message or beside its header (msg_max: the two together),
+ * or, where the carrier's compact form takes it, up to its compact_max */
 MPI_Aint MPIDI_Notify_eager_max(void);
 MPI_Aint MPIDI_Notify_eager_msg_max(void);
 
 /* origin: a contiguous put of bytes at buf to (target, disp, t_lb) of win,
  * notified with tag; the window's state (win->notify) must exist.  ureq
- * (MPI_Rput_notify): the request, complete when the send is (as MPI_Rput's) */
+ * (MPI_Rput_notify): the request, complete when the send is (as MPI_Rput's).
+ * MPIDI_NOTIFY_EAGER_DECLINED, with nothing done: a put above the active
+ * messages' size that the carrier cannot take compact */
+#define MPIDI_NOTIFY_EAGER_DECLINED (-1)
 int MPIDI_Notify_eager_put(const void *buf, MPI_Aint bytes, int target, MPI_Aint disp,
                            MPI_Aint t_lb, struct MPIR_Win *win, int tag,
                            struct MPIR_Request **ureq);
+
+/* target: a put of bytes from origin came on the netmod's own path.  From
+ * MPIDI_Notify_eager_compact_from bytes only the carrier's compact form
+ * takes a put, and only once the origin knows this process receives on
+ * it: MPIDI_Notify_eager_missed makes that so.  (A get's notification of
+ * that size counts too; it costs one message per window and origin.) */
+extern MPI_Aint MPIDI_Notify_eager_compact_from;
+int MPIDI_Notify_eager_missed(struct MPIR_Win *win, int origin);
+static inline int MPIDI_Notify_eager_netmod_put(struct MPIR_Win *win, int origin, MPI_Aint bytes)
+{
+    if (likely(bytes < MPIDI_Notify_eager_compact_from) || bytes > MPIDI_Notify_eager_max())
+        return MPI_SUCCESS;
+    return MPIDI_Notify_eager_missed(win, origin);
+}
 
 /* origin: whether a put of this path to target is still unanswered */
 static inline bool MPIDI_Notify_eager_unacked(struct MPIR_Win *win, int target)

@@ -308,8 +308,9 @@ static int get_data(void *origin_addr, int origin_count, MPI_Datatype origin_dat
     return mpi_errno;
 }
 
-/* Not an error class: maybe_eager left the put to the write path. */
-#define NOT_EAGER (-1)
+/* Not an error class: maybe_eager (or the eager path itself) left the put
+ * to the write path. */
+#define NOT_EAGER MPIDI_NOTIFY_EAGER_DECLINED
 
 /* A contiguous put of the window's eager sizes goes as one eager message
  * (ch4_notify_eager.h); so does every smaller one while a message to that

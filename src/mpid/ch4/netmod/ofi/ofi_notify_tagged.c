@@ -6,10 +6,18 @@
  * sends header and data as one tagged message from where they lie (two
  * iovecs), into receives this process keeps posted.
  *
- * Sent: MPIDI_OFI_notify_tagged_send, fi_tsendmsg with one tag bit above
- * MPICH's protocol bits, which no receive of MPICH's ignores or sets: no
- * MPI receive matches these messages, and these receives match nothing
- * else.  Received: MPIDI_OFI_notify_tagged_event (ofi_events.c's dispatch,
+ * Sent: carrier_send, fi_tsendmsg with one tag bit above MPICH's protocol
+ * bits, which no receive of MPICH's ignores or sets: no MPI receive matches
+ * these messages, and these receives (which ignore every bit below it)
+ * match nothing else.  Where the header fits the bits below that bit and
+ * the remote CQ data (ofi_notify_word.h's compact header), the message is
+ * the data alone, as an MPI_Send's is, so that a put of MPICH's whole
+ * short-send size is still one eager message of the provider's (16 KiB on
+ * tcp;ofi_rxm, whose rendezvous took three times as long); otherwise the
+ * header goes first in the payload.  Compact messages carry their answer
+ * as an increment, which holds because tagged messages between two
+ * processes keep their order (MPI's own matching needs that of the
+ * provider).  Received: MPIDI_OFI_notify_tagged_event (ofi_events.c's dispatch,
  * MPIDI_OFI_EVENT_NOTIFY) hands the message to MPIDI_Notify_eager_deliver
  * and posts the buffer again.  The receives are posted (arm) when the
  * first eager put arrives, so a process that never receives one posts
@@ -51,6 +59,8 @@ typedef struct {
 static rx_t *rx;
 static size_t rx_size;
 static uint64_t tag_bit;
+static int tag_bits;            /* the bits below tag_bit: the compact header's */
+static bool compact_on;         /* the provider carries remote CQ data on sends */
 
 static int ctx_index(void)
 {
@@ -61,7 +71,8 @@ static int post(rx_t * r)
 {
     int mpi_errno = MPI_SUCCESS;
     MPIDI_OFI_CALL_RETRY(fi_trecv(MPIDI_OFI_global.ctx[ctx_index()].rx, r->buf, rx_size, NULL,
-                                  FI_ADDR_UNSPEC, tag_bit, 0, r->context), 0, trecv, FALSE);
+                                  FI_ADDR_UNSPEC, tag_bit, tag_bit - 1, r->context), 0, trecv,
+                         FALSE);
   fn_fail:
     return mpi_errno;
 }
@@ -91,13 +102,41 @@ static int carrier_arm(void)
     return mpi_errno;
 }
 
-static int carrier_send(MPIR_Win * win, int target, const void *hdr, size_t hdr_sz,
-                        const void *data, MPI_Aint bytes, MPIR_Request * sreq)
+/* the compact header of hdr towards a window member; false: it does not fit */
+static bool compact_words(MPIR_Win * win, const MPIDI_Notify_eager_hdr_t * hdr,
+                          uint64_t * tag, uint64_t * data)
+{
+    MPIDI_OFI_notify_win_t *nw = MPIDI_OFI_WIN(win).notify;
+    MPIDI_OFI_cw_t h = {
+        .ready = (hdr->kind & MPIDI_NOTIFY_EAGER_READY) != 0,
+        .slot = nw ? nw->slot : -1,
+        .rank = hdr->src,
+        .tag = hdr->tag,
+        .ack = hdr->ack,
+        .seq = hdr->seq,
+        .disp = (uint32_t) hdr->disp,
+    };
+    return nw && hdr->lb == 0 && hdr->disp >= 0 && (uint64_t) hdr->disp <= UINT32_MAX &&
+        MPIDI_OFI_cw_encode(tag_bits, MPIDI_OFI_notify_rank_bits(win), &h, tag, data);
+}
+
+static bool carrier_fits(MPIR_Win * win, int target, const MPIDI_Notify_eager_hdr_t * hdr,
+                         MPI_Aint bytes)
+{
+    uint64_t tag, data;
+    (void) target;
+    /* a zero-byte message would be an iovec of none */
+    return compact_on && bytes > 0 && (size_t) bytes <= rx_size &&
+        compact_words(win, hdr, &tag, &data);
+}
+
+static int carrier_send(MPIR_Win * win, int target, const MPIDI_Notify_eager_hdr_t * hdr,
+                        bool compact, const void *data, MPI_Aint bytes, MPIR_Request * sreq)
 {
     int mpi_errno = MPI_SUCCESS;
     int vni = MPIDI_OFI_WIN(win).vni;
     struct iovec iov[2] = {
-        {.iov_base = (void *) hdr,.iov_len = hdr_sz},
+        {.iov_base = (void *) hdr,.iov_len = sizeof(*hdr)},
         {.iov_base = (void *) data,.iov_len = (size_t) bytes}
     };
     struct fi_msg_tagged msg = {
@@ -107,14 +146,25 @@ static int carrier_send(MPIR_Win * win, int target, const void *hdr, size_t hdr_
         .tag = tag_bit,
         .context = &MPIDI_OFI_REQUEST(sreq, context),
     };
-
     /* The answer, not the provider, says the put is done at the target:
      * completion when the buffers may be reused is all a send needs.  Asked
      * for more, sockets answers every send with a message of its own, on the
      * target's critical path (doc/benchmarks.md, 2026-11-28, fourth
      * session). */
     uint64_t flags = FI_COMPLETION | FI_INJECT_COMPLETE;
-    if (hdr_sz + (size_t) bytes <= MPIDI_OFI_global.max_buffered_send)
+
+    if (compact) {
+        uint64_t low = 0;
+        bool fits = compact_words(win, hdr, &low, &msg.data);  /* as carrier_fits said */
+        MPIR_Assert(fits);
+        (void) fits;
+        msg.tag |= low;
+        msg.msg_iov = &iov[1];
+        msg.iov_count = 1;
+        flags |= FI_REMOTE_CQ_DATA;
+    }
+    size_t len = iov[1].iov_len + (compact ? 0 : iov[0].iov_len);
+    if (len <= MPIDI_OFI_global.max_buffered_send)
         flags |= FI_INJECT;
     MPIDI_OFI_REQUEST(sreq, event_id) = MPIDI_OFI_EVENT_NOTIFY;
     MPIDI_OFI_CALL_RETRY(fi_tsendmsg(MPIDI_OFI_global.ctx[ctx_index()].tx, &msg, flags),
@@ -123,18 +173,47 @@ static int carrier_send(MPIR_Win * win, int target, const void *hdr, size_t hdr_
     return mpi_errno;
 }
 
+/* a compact message: its header from the tag and the CQ data */
+static int compact_arrived(const struct fi_cq_tagged_entry *wc, const void *buf)
+{
+    int slot = MPIDI_OFI_cw_slot(tag_bits, wc->tag);
+    MPIR_Win *win = MPIDI_OFI_global.notify.slots[slot];
+    MPIDI_Notify_eager_hdr_t hdr = {.src = -1 };
+
+    /* a window of ours that has the path: else dropped (win_id 0) */
+    if (win && MPIDI_OFI_WIN(win).notify && (wc->flags & FI_REMOTE_CQ_DATA)) {
+        MPIDI_OFI_cw_t h;
+        MPIDI_OFI_cw_decode(tag_bits, MPIDI_OFI_notify_rank_bits(win), wc->tag, wc->data, &h);
+        hdr.win_id = MPIDIG_WIN(win, win_id);
+        hdr.disp = h.disp;
+        hdr.ack = h.ack;
+        hdr.src = h.rank;
+        hdr.tag = h.tag;
+        hdr.seq = h.seq;
+        hdr.kind = MPIDI_NOTIFY_EAGER_ACK_DELTA | (h.ready ? MPIDI_NOTIFY_EAGER_READY : 0);
+    }
+    return MPIDI_Notify_eager_deliver_compact(&hdr, buf, (MPI_Aint) wc->len,
+                                              MPIR_NOTIFY_PATH_EAGER_TAGGED);
+}
+
 int MPIDI_OFI_notify_tagged_event(int vni, struct fi_cq_tagged_entry *wc, MPIR_Request * req)
 {
     if (!(wc->flags & FI_RECV))
         return MPIDI_Notify_eager_sent(req);
     rx_t *r = (rx_t *) req;
-    int mpi_errno = MPIDI_Notify_eager_deliver(r->buf, (MPI_Aint) wc->len,
-                                               MPIR_NOTIFY_PATH_EAGER_TAGGED);
+    int mpi_errno = MPIDI_OFI_cw_is_compact(tag_bits, wc->tag) ?
+        compact_arrived(wc, r->buf) :
+        MPIDI_Notify_eager_deliver(r->buf, (MPI_Aint) wc->len, MPIR_NOTIFY_PATH_EAGER_TAGGED);
     int err = post(r);
     return mpi_errno ? mpi_errno : err;
 }
 
-static const MPIDI_Notify_eager_carrier_t carrier = {.arm = carrier_arm,.send = carrier_send };
+static const MPIDI_Notify_eager_carrier_t carrier = {
+    .arm = carrier_arm,
+    .send = carrier_send,
+    .fits = carrier_fits,
+    .compact_max = MPIDI_OFI_DEFAULT_SHORT_SEND_SIZE,
+};
 
 bool MPIDI_OFI_notify_tagged_on(void)
 {
@@ -160,6 +239,11 @@ void MPIDI_OFI_notify_tagged_init(void)
         prov->tx_attr->iov_limit < 2 || bit >= 64 || MPIDI_Notify_eager_msg_max() <= 0)
         return;
     tag_bit = 1ULL << bit;
-    rx_size = (size_t) MPIDI_Notify_eager_msg_max();
+    tag_bits = bit;
+    /* the path's windows have remote CQ data (ofi_notify_win.c) */
+    compact_on = prov->domain_attr->cq_data_size >= sizeof(uint64_t) &&
+        tag_bits > MPIDI_OFI_CW_FIXED_BITS;
+    rx_size = (size_t) MPL_MAX(MPIDI_Notify_eager_msg_max(),
+                               compact_on ? carrier.compact_max : 0);
     MPIDI_Notify_eager_set_carrier(&carrier);
 }

@@ -11,6 +11,7 @@
 #include "mpidimpl.h"
 #include "ofi_rma.h"
 #include "ofi_notify_impl.h"
+#include "ch4_notify_eager.h"
 
 /*
 === BEGIN_MPI_T_CVAR_INFO_BLOCK ===
@@ -101,6 +102,8 @@ int MPIDI_OFI_notify_cq_data(uint64_t data)
     MPI_Aint bytes = (MPI_Aint) MPIDI_OFI_nw_bytes(data, r, &nw->len_in[src]);
     mpi_errno = MPIR_Notify_arrive_in_order(win, MPIR_NOTIFY_PATH_CQ_DATA, src,
                                             MPIDI_OFI_nw_tag(data), bytes);
+    if (!mpi_errno)
+        mpi_errno = MPIDI_Notify_eager_netmod_put(win, src, bytes);
 
   fn_exit:
     return mpi_errno;

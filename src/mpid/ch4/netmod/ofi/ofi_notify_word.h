@@ -120,4 +120,84 @@ static inline uint64_t MPIDI_OFI_nw_bytes(uint64_t w, int r, uint64_t * len)
     return b;
 }
 
+/*
+ * The tagged carrier's compact header (ofi_notify_tagged.c).  An eager put
+ * whose header fits sends its data alone, so that a put of the provider's
+ * whole eager size is one eager message (a 48-byte header beside 16 KiB
+ * took tcp;ofi_rxm's rendezvous); the header is in the message's tag, in
+ * the b bits below the carrier's own bit, and in its remote CQ data:
+ *
+ *   tag   [b-1] compact, [b-2] the sender receives on the carrier,
+ *         [b-3] counter, [b-4 : b-11] window slot, [b-12 : b-35] tag
+ *         (counter: its index), then the origin rank in the top r of the
+ *         b - 35 bits left and the answer in the rest: how many more of
+ *         the receiver's puts are done than the sender's last compact
+ *         answer said (0: no answer)
+ *   data  [63:32] the put's sequence number, [31:0] its displacement (in
+ *         the target's units, no lower bound)
+ *
+ * r is the window's rank width (MPIDI_OFI_nw_rank_bits).  Self-contained,
+ * as above: test/unit/cq_word.c checks it.
+ */
+#define MPIDI_OFI_CW_FIXED_BITS 35      /* flags, slot and tag */
+
+typedef struct {
+    bool ready;
+    int slot, rank, tag;        /* tag: MPIDI_OFI_NW_COUNTER | index for a counter */
+    uint64_t ack;               /* the answer's increment */
+    uint32_t seq, disp;
+} MPIDI_OFI_cw_t;
+
+/* the answer's width with b tag bits and rank width r (< 1: no compact) */
+static inline int MPIDI_OFI_cw_ack_bits(int b, int r)
+{
+    return b - MPIDI_OFI_CW_FIXED_BITS - r;
+}
+
+/* whether h fits the compact header at rank width r; then *tag (below bit
+ * b) and *data */
+static inline bool MPIDI_OFI_cw_encode(int b, int r, const MPIDI_OFI_cw_t * h, uint64_t * tag,
+                                       uint64_t * data)
+{
+    int ab = MPIDI_OFI_cw_ack_bits(b, r);
+    int t = h->tag & ~MPIDI_OFI_NW_COUNTER;
+    if (ab < 1 || t < 0 || t > (int) MPIDI_OFI_NW_MASK(MPIDI_OFI_NW_TAG_BITS) ||
+        h->ack > MPIDI_OFI_NW_MASK(ab) || h->rank < 0 || (uint64_t) h->rank > MPIDI_OFI_NW_MASK(r)
+        || h->slot < 0 || h->slot >= MPIDI_OFI_NW_SLOTS)
+        return false;
+    *tag = (1ULL << (b - 1)) | ((uint64_t) h->ready << (b - 2)) |
+        ((uint64_t) ((h->tag & MPIDI_OFI_NW_COUNTER) != 0) << (b - 3)) |
+        ((uint64_t) h->slot << (b - 3 - MPIDI_OFI_NW_SLOT_BITS)) |
+        ((uint64_t) t << (b - MPIDI_OFI_CW_FIXED_BITS)) | ((uint64_t) h->rank << ab) | h->ack;
+    *data = ((uint64_t) h->seq << 32) | h->disp;
+    return true;
+}
+
+static inline bool MPIDI_OFI_cw_is_compact(int b, uint64_t tag)
+{
+    return (tag >> (b - 1)) & 1;
+}
+
+static inline int MPIDI_OFI_cw_slot(int b, uint64_t tag)
+{
+    return (int) ((tag >> (b - 3 - MPIDI_OFI_NW_SLOT_BITS)) &
+                  MPIDI_OFI_NW_MASK(MPIDI_OFI_NW_SLOT_BITS));
+}
+
+/* the rest, once the slot named the window and so r */
+static inline void MPIDI_OFI_cw_decode(int b, int r, uint64_t tag, uint64_t data,
+                                       MPIDI_OFI_cw_t * h)
+{
+    int ab = MPIDI_OFI_cw_ack_bits(b, r);
+    h->ready = (tag >> (b - 2)) & 1;
+    h->slot = MPIDI_OFI_cw_slot(b, tag);
+    h->tag = (int) ((tag >> (b - MPIDI_OFI_CW_FIXED_BITS)) &
+                    MPIDI_OFI_NW_MASK(MPIDI_OFI_NW_TAG_BITS)) |
+        (((tag >> (b - 3)) & 1) ? MPIDI_OFI_NW_COUNTER : 0);
+    h->rank = (int) ((tag >> ab) & MPIDI_OFI_NW_MASK(r));
+    h->ack = tag & MPIDI_OFI_NW_MASK(ab);
+    h->seq = (uint32_t) (data >> 32);
+    h->disp = (uint32_t) data;
+}
+
 #endif /* OFI_NOTIFY_WORD_H_INCLUDED */
