@@ -447,21 +447,17 @@ int MPIDI_Notify_eager_put(const void *buf, MPI_Aint bytes, int target, MPI_Aint
     hdr.lb = t_lb;
     hdr.tag = tag;
     /* compact where the carrier takes it, with the answer carry_answer
-     * would add as an increment over the last compact one */
+     * would add as an increment over the last compact one (which
+     * carry_answer then sets again, absolute) */
     bool compact = false;
     uint64_t ack = e->owed[target] ? e->done[target] : 0;
     if (carrier && carrier->fits && e->ready[target]) {
         hdr.ack = ack ? ack - e->told_compact[target] : 0;
-        hdr.kind |= EAGER_ACK_DELTA;
         compact = carrier->fits(win, target, &hdr, bytes);
     }
     if (unlikely(bytes > beside_max() && !compact)) {
         mpi_errno = MPIDI_NOTIFY_EAGER_DECLINED;
         goto fn_exit;
-    }
-    if (!compact) {
-        hdr.ack = 0;
-        hdr.kind &= ~EAGER_ACK_DELTA;
     }
     /* a second reference for the user's request */
     sreq = MPIDIG_request_create(MPIR_REQUEST_KIND__RMA, ureq ? 2 : 1, vci, vci);
