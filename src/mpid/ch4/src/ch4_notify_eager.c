@@ -44,6 +44,13 @@ typedef MPIDI_Notify_eager_hdr_t eager_hdr_t;
 /* answers sent at once after one found no message to ride on: the pattern
  * is not request/response (a message to the origin resets it) */
 #define DEFER_SKIP 64
+/* "At once" is the netmod progress call after the one that received the
+ * put, not the put's own handler: there the answer's send (a system call
+ * over tcp) ran before the MPI_Wait or MPI_Test that the put completed
+ * could return, and a one-way hand-off (put + flush, the target not
+ * replying) took 2.5 times an MPI_Send over tcp.  A process that next
+ * calls MPI answers then, as it would acknowledge a plain MPI_Put. */
+#define AT_ONCE_ROUNDS 2
 
 static int handler_id = -1;
 static int owed_rounds;         /* netmod progress calls left before the answers go */
@@ -199,9 +206,12 @@ static int send_all_owed(void)
         for (int r = 0; e->nowed > 0 && r < e->win->comm_ptr->local_size; r++) {
             if (!e->owed[r])
                 continue;
-            e->skip[r] = DEFER_SKIP;
-            e->at_once[r] = false;
-            e->alone++;
+            if (e->at_once[r]) {
+                e->at_once_sent++;
+            } else {    /* a deferral found no message to ride on */
+                e->skip[r] = DEFER_SKIP;
+                e->alone++;
+            }
             int err = send_ack(e, r);   /* clears owed[r], even if the send failed */
             if (!mpi_errno)
                 mpi_errno = err;
@@ -228,13 +238,18 @@ static int answer(MPIDI_Notify_eager_win_t * e, int origin)
     if (!waker)
         return send_ack(e, origin);
     if (e->skip[origin] > 0) {
-        e->skip[origin]--;
+        /* puts that arrive in the same progress call share one answer */
+        if (!e->owed[origin])
+            e->skip[origin]--;
         e->at_once[origin] = true;
-        e->at_once_sent++;
-        return send_ack(e, origin);
+        owe(e, origin);
+        owed_rounds = MPL_MIN(owed_rounds, AT_ONCE_ROUNDS);
+        return MPI_SUCCESS;
     }
-    /* the origin is still putting: count its rounds from this put, unless
-     * that would delay an answer owed to another */
+    /* deferred (send_all_owed tells the two apart by at_once); the origin
+     * is still putting: count its rounds from this put, unless that would
+     * delay an answer owed to another */
+    e->at_once[origin] = false;
     if (e->owed[origin] && owing == e && !e->next && e->nowed == 1)
         owed_rounds = DEFER_ROUNDS;
     owe(e, origin);

@@ -11,6 +11,13 @@
 
 /* answers sent at once after a deferral found no message to ride on */
 #define DEFER_SKIP 64
+/* "At once" is the netmod progress call after the one that received the
+ * put, not the put's handler, so that the send of the answer does not
+ * delay the MPI_Wait or MPI_Test that the put completes (a one-way
+ * hand-off, put + flush with the target not replying, took more than
+ * twice an MPI_Send over UCX's tcp).  A FLUSH is still answered from the
+ * handler: its origin is waiting for nothing else. */
+#define AT_ONCE_ROUNDS 2
 /* Rounds of progress a deferred answer waits for a message to ride on,
  * counted again from each later put of the same origin while it is the
  * only one owed.  One is too few: MPI_Win_flush ends with a poll of its own
@@ -73,18 +80,22 @@ int MPIDI_UCX_notify_send_ack(MPIR_Win * win, int origin)
 int MPIDI_UCX_notify_answer(MPIR_Win * win, int origin)
 {
     MPIDI_UCX_notify_win_t *nw = MPIDI_UCX_WIN(win).notify;
-    if (nw->flush_wait[origin] || nw->defer_skip[origin] > 0) {
+    if (nw->flush_wait[origin]) {
         nw->flush_wait[origin] = false;
-        if (nw->defer_skip[origin] > 0) {
-            nw->defer_skip[origin]--;
-            nw->at_once[origin] = true;
-        }
         return MPIDI_UCX_notify_send_ack(win, origin);
     }
-    /* the origin is still putting: count its rounds from this put, unless
-     * that would delay an answer owed to another */
-    if (nw->owed[origin] && owing == nw && !nw->next && nw->nowed == 1)
+    bool at_once = nw->defer_skip[origin] > 0;
+    if (at_once) {
+        /* puts that arrive in the same progress call share one answer */
+        if (!nw->owed[origin])
+            nw->defer_skip[origin]--;
+    } else if (nw->owed[origin] && owing == nw && !nw->next && nw->nowed == 1) {
+        /* the origin is still putting: count its rounds from this put,
+         * unless that would delay an answer owed to another */
         MPIDI_UCX_notify_owed_rounds = DEFER_ROUNDS;
+    }
+    /* MPIDI_UCX_notify_send_owed tells the two kinds apart by at_once */
+    nw->at_once[origin] = at_once;
     if (!nw->owed[origin]) {
         nw->owed[origin] = true;
         if (nw->nowed++ == 0) {
@@ -93,6 +104,8 @@ int MPIDI_UCX_notify_answer(MPIR_Win * win, int origin)
             DL_APPEND(owing, nw);
         }
     }
+    if (at_once)
+        MPIDI_UCX_notify_owed_rounds = MPL_MIN(MPIDI_UCX_notify_owed_rounds, AT_ONCE_ROUNDS);
     return MPI_SUCCESS;
 }
 
@@ -115,7 +128,7 @@ int MPIDI_UCX_notify_send_owed(MPIDI_UCX_notify_win_t * nw, bool alone)
     for (int r = 0; nw->nowed > 0 && r < nw->win->comm_ptr->local_size; r++) {
         if (!nw->owed[r])
             continue;
-        if (alone)
+        if (alone && !nw->at_once[r])   /* a deferral found no message to ride on */
             nw->defer_skip[r] = DEFER_SKIP;
         int e = MPIDI_UCX_notify_send_ack(nw->win, r);   /* clears owed[r] */
         if (e && nw->owed[r]) {         /* not sent: give up on it, as on any failed send */
