@@ -35,7 +35,7 @@ typedef struct MPIDI_Notify_eager_win {
     uint64_t *heard_compact;    /* origin [target]: acked as the last compact answer said */
     bool *owed;                 /* target [origin]: done not yet told to origin */
     int *skip;                  /* target [origin]: answers to send at once before deferring again */
-    bool *at_once;              /* target [origin]: the last answer went at once for skip */
+    bool *at_once;              /* target [origin]: the owed (else the last) answer is at once */
     bool *ready;                /* origin [target]: the target receives on the netmod's carrier */
     bool *told_ready;           /* target [origin]: told it so (MPIDI_Notify_eager_missed) */
     int nowed;                  /* target: origins with owed set */

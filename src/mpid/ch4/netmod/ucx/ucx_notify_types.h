@@ -30,7 +30,7 @@ typedef struct MPIDI_UCX_notify_win {
     bool *owed;                 /* target [origin]: an answer deferred (see ucx_notify.c) */
     bool *flush_wait;           /* target [origin]: want came from a FLUSH: answer at once */
     int *defer_skip;            /* target [origin]: answers to send at once before deferring again */
-    bool *at_once;              /* target [origin]: the last answer went at once for defer_skip */
+    bool *at_once;              /* target [origin]: the owed (else the last) answer is at once */
     int nowed;                  /* target: origins with owed set */
     struct MPIR_Win *win;       /* back pointer, for the list of windows owing answers */
     struct MPIDI_UCX_notify_win *next, *prev;   /* that list, while nowed > 0 */
