@@ -44,13 +44,15 @@ typedef MPIDI_Notify_eager_hdr_t eager_hdr_t;
 /* answers sent at once after one found no message to ride on: the pattern
  * is not request/response (a message to the origin resets it) */
 #define DEFER_SKIP 64
-/* "At once" is the netmod progress call after the one that received the
- * put, not the put's own handler: there the answer's send (a system call
- * over tcp) ran before the MPI_Wait or MPI_Test that the put completed
- * could return, and a one-way hand-off (put + flush, the target not
- * replying) took 2.5 times an MPI_Send over tcp.  A process that next
- * calls MPI answers then, as it would acknowledge a plain MPI_Put. */
-#define AT_ONCE_ROUNDS 2
+/* "At once" is the end of the netmod progress call that received the put
+ * (its MPIDI_Notify_eager_tick), so that puts arriving in one call share
+ * an answer: a stream of puts before a flush then costs one answer per
+ * call, not one per put.  Not later: a target that computes after the
+ * notification would hold the origin's flush until its next MPI call, and
+ * a pipeline (the origin computes the next item while the target works on
+ * this one) ran its two halves in turn (doc/benchmarks.md, 2026-11-28,
+ * seventh session). */
+#define AT_ONCE_ROUNDS 1
 
 static int handler_id = -1;
 static int owed_rounds;         /* netmod progress calls left before the answers go */

@@ -11,13 +11,12 @@
 
 /* answers sent at once after a deferral found no message to ride on */
 #define DEFER_SKIP 64
-/* "At once" is the netmod progress call after the one that received the
- * put, not the put's handler, so that the send of the answer does not
- * delay the MPI_Wait or MPI_Test that the put completes (a one-way
- * hand-off, put + flush with the target not replying, took more than
- * twice an MPI_Send over UCX's tcp).  A FLUSH is still answered from the
- * handler: its origin is waiting for nothing else. */
-#define AT_ONCE_ROUNDS 2
+/* "At once" is the end of the netmod progress call that received the put
+ * (MPIDI_UCX_notify_tick), so that puts arriving in one call share an
+ * answer; not later, or a target computing after the notification would
+ * hold the origin's flush until its next MPI call (as on the libfabric
+ * path, ch4_notify_eager.c).  A FLUSH is answered from its handler. */
+#define AT_ONCE_ROUNDS 1
 /* Rounds of progress a deferred answer waits for a message to ride on,
  * counted again from each later put of the same origin while it is the
  * only one owed.  One is too few: MPI_Win_flush ends with a poll of its own
