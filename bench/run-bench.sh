@@ -26,7 +26,7 @@ mkdir -p "$OUT/bin"
 [ -x "$PREFIX/bin/mpicc" ] || { echo "run-bench: no MPICH in $PREFIX (run make)" >&2; exit 2; }
 . "$TOP/test/transports.sh"
 
-for b in pingpong msgrate rate stencil tree overlap workqueue; do
+for b in pingpong msgrate rate stencil tree pipeline overlap workqueue; do
     "$PREFIX/bin/mpicc" -O2 -o "$OUT/bin/$b" "$TOP/bench/$b.c" -lm
 done
 "$PREFIX/bin/mpicc" -O2 -o "$OUT/bin/cholesky" "$TOP/bench/cholesky.c" -llapack -lblas -lm
@@ -98,6 +98,7 @@ for tr in "${transports[@]}"; do
     run workqueue "$tr" "${env[@]}" -- -n "$ITERS"
     run stencil "$tr" "${env[@]}" --
     run tree "$tr" "${env[@]}" --
+    run pipeline "$tr" "${env[@]}" --
     run jacobi "$tr" "${env[@]}" -- -n "${JACOBI_POINTS:-200}" -iters "${JACOBI_ITERS:-5000}" -mode all -reps 5
     run cholesky "$tr" "${env[@]}" -- -nt "${CHOL_TILES:-32}" -b "${CHOL_TILE:-64}"
 done

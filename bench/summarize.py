@@ -51,6 +51,16 @@ for tr in TRANSPORTS:
             ratio = f"({v / na:.2f}x)" if na and x["mode"] != "na" else ""
             parts.append(f"{x['mode']}={fmt_us(v_us)}{ratio}")
         lines.append(f"{name:14} {tr:8} " + "  ".join(parts))
+    pl = rows("pipeline", tr)
+    if pl:
+        # per amount of work: time per item at the consumer
+        for w in dict.fromkeys(x["work_us"] for x in pl):
+            rr = [x for x in pl if x["work_us"] == w]
+            na = next(float(x["us_per_item"]) for x in rr if x["mode"] == "na")
+            lines.append(f"pipeline {int(w):>4}us {tr:8} us/item " + "  ".join(
+                f"{x['mode']}={float(x['us_per_item']):.2f}" +
+                (f"({float(x['us_per_item']) / na:.2f}x)" if x["mode"] != "na" else "")
+                for x in rr))
     jr = rows("jacobi", tr)
     if jr:
         # rounds interleave the variants: the median over rounds of each,
