@@ -4,9 +4,13 @@
  * computations overlap and an item takes about WORK; a producer held until
  * the consumer's next MPI call runs them in turn (2 x WORK).
  *
- *   na   MPI_Put_notify into slot i % SLOTS + MPI_Win_flush | MPI_Start +
- *        MPI_Wait of a request for the producer's notifications, then the work
- *   mp   MPI_Send | MPI_Recv into slot i % SLOTS, then the work
+ *   na        MPI_Put_notify into slot i % SLOTS + MPI_Win_flush | MPI_Start +
+ *             MPI_Wait of a request for the producer's notifications, then
+ *             the work
+ *   na_local  the same with MPI_Win_flush_local: the producer only needs its
+ *             buffer back (the credits below keep the slots safe), as
+ *             MPI_Send gives it
+ *   mp        MPI_Send | MPI_Recv into slot i % SLOTS, then the work
  *
  * Each item is checked at the consumer.  Every SLOTS/2 items the consumer
  * returns a zero-byte credit (MPI_Send), in both modes, so that the
@@ -22,8 +26,8 @@
 #include <string.h>
 #include "bench_util.h"
 
-enum { NA, MP, NMODES };
-static const char *const mode_names[NMODES] = { "na", "mp" };
+enum { NA, NA_LOCAL, MP, NMODES };
+static const char *const mode_names[NMODES] = { "na", "na_local", "mp" };
 enum { SLOTS = 64, CREDIT_TAG = 99, ITEM_TAG = 1, MAX_WORKS = 16 };
 
 static void compute(double us)
@@ -84,15 +88,18 @@ int main(int argc, char **argv)
                                      MPI_STATUS_IGNORE);
                         compute(works[w]);
                         memcpy(item, &stamp, sizeof(stamp));
-                        if (mode == NA) {
+                        if (mode == NA || mode == NA_LOCAL) {
                             MPI_Put_notify(item, size, MPI_BYTE, consumer, at, size, MPI_BYTE,
                                            win, ITEM_TAG);
-                            MPI_Win_flush(consumer, win);
+                            if (mode == NA)
+                                MPI_Win_flush(consumer, win);
+                            else
+                                MPI_Win_flush_local(consumer, win);
                         } else {
                             MPI_Send(item, size, MPI_BYTE, consumer, ITEM_TAG, MPI_COMM_WORLD);
                         }
                     } else {
-                        if (mode == NA) {
+                        if (mode != MP) {
                             MPI_Start(&nreq);
                             MPI_Wait(&nreq, MPI_STATUS_IGNORE);
                         } else {
@@ -118,7 +125,7 @@ int main(int argc, char **argv)
         FILE *out = bu_csv_open(csv, "mode,work_us,bytes,us_per_item,ratio_to_na");
         printf("# pipeline: %d items of %d bytes per mode and work, median over %d rounds; "
                "time per item at the consumer\n", items, size, rounds);
-        printf("%-6s %8s %8s %12s %8s\n", "mode", "work_us", "bytes", "us_per_item", "vs_na");
+        printf("%-8s %8s %8s %12s %8s\n", "mode", "work_us", "bytes", "us_per_item", "vs_na");
         for (int w = 0; w < nworks; w++) {
             double med[NMODES];
             for (int mode = 0; mode < NMODES; mode++) {
@@ -127,7 +134,7 @@ int main(int argc, char **argv)
                 med[mode] = tm[rounds / 2];
             }
             for (int mode = 0; mode < NMODES; mode++) {
-                printf("%-6s %8d %8d %12.2f %8.2f\n", mode_names[mode], works[w], size,
+                printf("%-8s %8d %8d %12.2f %8.2f\n", mode_names[mode], works[w], size,
                        med[mode], med[mode] / med[NA]);
                 if (out)
                     fprintf(out, "%s,%d,%d,%.3f,%.4f\n", mode_names[mode], works[w], size,

@@ -28,7 +28,13 @@
  *      the origin has not heard that the target receives on the carrier,
  *      and the target tells it so (no eager message would); the rest ride
  *      the carrier.  Plain puts and gets to the same bytes, flushed,
- *      between them. */
+ *      between them;
+ *   H. MPI_Win_flush_local of eager puts completes while the target
+ *      computes outside MPI (flush_local_alone). */
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <unistd.h>
 #include "na_test.h"
 
 #define KB 1024
@@ -58,23 +64,32 @@ static void wait_tag(MPI_Win win, int src, int tag, int count)
 
 /* A: arrivals by path.  MPI_T counters read what happened since the handle
  * was started, so each count is read around its own puts. */
-static void by_path(MPI_Win win, char *base, int rank)
+/* The window's eager range [*lo, *hi] on the cq-data path (else none): the
+ * default range is the provider's (ofi_notify_win.c): on sockets every size
+ * up to the largest eager message with the tagged carrier, none without;
+ * elsewhere from above the inject size (1 KiB, not 8 B) to MPICH's
+ * short-send size (12 and 16 KiB too) with the tagged carrier, 8 KiB
+ * without.  The CVARs set either end.  Returns whether the path is cq-data;
+ * path and why as na_path gives them. */
+static int eager_range(MPI_Win win, int target, int *lo, int *hi, char *path, char *why)
 {
-    char path[64], why[64];
-    na_path(win, rank ^ 1, path, why, sizeof(path));
-    int cq = !strcmp(path, "cq-data");
-    /* The default range is the provider's (ofi_notify_win.c): on sockets
-     * every size up to the largest eager message with the tagged carrier,
-     * none without; elsewhere from above the inject size (1 KiB, not 8 B)
-     * to MPICH's short-send size (12 and 16 KiB too) with the tagged
-     * carrier, 8 KiB without.  The CVARs set either end. */
+    na_path(win, target, path, why, 64);
     const char *prov = getenv("FI_PROVIDER");
     const char *min = getenv("MPIR_CVAR_NOTIFY_OFI_EAGER_MIN");
     const char *max = getenv("MPIR_CVAR_NOTIFY_OFI_EAGER_MAX");
     int carrier = !env_is("MPIR_CVAR_NOTIFY_OFI_TAGGED_RECVS", "0");
     int on_sockets = prov && !strncmp(prov, "sockets", 7);
-    int lo = min ? atoi(min) : on_sockets && carrier ? 0 : KB;
-    int hi = max ? atoi(max) : on_sockets && !carrier ? -1 : carrier ? FULL : 8 * KB;
+    *lo = min ? atoi(min) : on_sockets && carrier ? 0 : KB;
+    *hi = max ? atoi(max) : on_sockets && !carrier ? -1 : carrier ? FULL : 8 * KB;
+    return !strcmp(path, "cq-data");
+}
+
+static void by_path(MPI_Win win, char *base, int rank)
+{
+    char path[64], why[64];
+    int lo, hi;
+    int cq = eager_range(win, rank ^ 1, &lo, &hi, path, why);
+    int carrier = !env_is("MPIR_CVAR_NOTIFY_OFI_TAGGED_RECVS", "0");
     int tagged = carrier && !env_is("EAGER_PATH_ARM_FAILS", "1");
     int first = 1;              /* the window's first eager put is still to come */
     static char src[FULL];
@@ -357,6 +372,70 @@ static void first_full(int rank)
     MPI_OK(MPI_Win_free(&win));
 }
 
+/* H: in a lock_all epoch, MPI_Win_flush_local of eager puts completes with
+ * their sends, while the target computes outside MPI: the answer, which the
+ * target sends from its progress, is what MPI_Win_flush waits for, not
+ * flush_local (so a producer that computes while its consumer does keeps
+ * going: bench/pipeline).  The target says in a shared file that it has
+ * left MPI, then waits there for the origin's word, without MPI calls, for
+ * up to 20 s.  Where flush_local needs
+ * the target (the write path, MPICH's active-message puts) this is not run;
+ * on the node the rings complete a put in the call. */
+#define NH 20
+static void flush_local_alone(MPI_Win win, char *base, int rank)
+{
+    char path[64], why[64], name[64];
+    int lo, hi, run;
+    int cq = eager_range(win, rank ^ 1, &lo, &hi, path, why);
+    run = (cq && lo <= KB && KB <= hi) || !strcmp(path, "ring");
+    MPI_Bcast(&run, 1, MPI_INT, 0, MPI_COMM_WORLD);     /* the origin's view */
+    if (!run)
+        return;
+    int pid = getpid();
+    MPI_Bcast(&pid, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    snprintf(name, sizeof(name), "/tmp/na_eager_path_%d", pid);
+    int fd = rank == 0 ? open(name, O_RDWR | O_CREAT | O_TRUNC, 0600) : -1;
+    CHECK(rank != 0 || (fd >= 0 && ftruncate(fd, 4096) == 0), "H: %s: %s", name, strerror(errno));
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == 1)
+        fd = open(name, O_RDWR);
+    volatile int *word = fd >= 0 ? mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)
+        : MAP_FAILED;
+    CHECK(word != MAP_FAILED, "H: mapping %s: %s", name, strerror(errno));
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (word == MAP_FAILED)
+        return;
+    static char src[KB];
+    double t0 = MPI_Wtime();
+    if (rank == 0) {
+        /* the target has left MPI */
+        while (*word != 2 && MPI_Wtime() - t0 < 20)
+            ;
+        CHECK(*word == 2, "H: the target did not start waiting");
+        for (int i = 0; i < NH; i++) {
+            memset(src, i + 1, KB);     /* reused once flush_local returns */
+            MPI_OK(MPI_Put_notify(src, KB, MPI_BYTE, 1, 0, KB, MPI_BYTE, win, 3));
+            MPI_OK(MPI_Win_flush_local(1, win));
+        }
+        *word = 1;
+        MPI_OK(MPI_Win_flush(1, win));
+    } else {
+        *word = 2;
+        while (*word != 1 && MPI_Wtime() - t0 < 20)
+            ;
+        CHECK(*word == 1, "H: the origin's MPI_Win_flush_local waited for this process "
+              "(path %s/%s)", path, why);
+        wait_tag(win, 0, 3, NH);
+        CHECK(base[0] == NH && base[KB - 1] == NH, "H: data %d %d, want %d", base[0],
+              base[KB - 1], NH);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    munmap((void *) word, 4096);
+    close(fd);
+    if (rank == 0)
+        unlink(name);
+}
+
 int main(int argc, char **argv)
 {
     int rank, provided;
@@ -379,6 +458,7 @@ int main(int argc, char **argv)
     request_based(win, base, rank);
     counter(win, base, rank);
     first_full(rank);
+    flush_local_alone(win, base, rank);
 
     MPI_OK(MPI_Win_unlock_all(win));
     MPI_OK(MPIX_Win_free_notify(win));

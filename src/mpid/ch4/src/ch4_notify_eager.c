@@ -258,11 +258,25 @@ static int answer(MPIDI_Notify_eager_win_t * e, int origin)
     return MPI_SUCCESS;
 }
 
+/* Whether the answer also lowers MPIDIG's local completion counter, as
+ * the acknowledgement completes an MPIDIG put's request: in fence and
+ * start epochs, whose closing calls (MPI_Win_fence, MPI_Win_complete) wait
+ * for local completion only.  Not in lock epochs: MPI_Win_unlock and
+ * MPI_Win_flush wait for the remote counter, which the answer lowers, and
+ * MPI_Win_flush_local (passive target only) then completes with the send,
+ * without the target's progress (a producer that computes while the
+ * consumer does: bench/pipeline).  The epoch is the same when the answer
+ * comes, since every call that ends one waits for it. */
+static bool answer_is_local(MPIR_Win * win)
+{
+    int epoch = MPIDIG_WIN(win, sync).access_epoch_type;
+    return epoch != MPIDIG_EPOTYPE_LOCK && epoch != MPIDIG_EPOTYPE_LOCK_ALL;
+}
+
 /* origin: the target says its puts up to ack are done.  Each put counted
  * in the completion counters MPIDIG_win_cmpl_cnts_incr chose, per target or
- * (in a fence epoch) per window; an epoch cannot change while its puts are
- * unanswered, since every call that ends one waits for these counters.
- * One lookup of the target for the answer, however many puts it covers. */
+ * (in a fence epoch) per window.  One lookup of the target for the answer,
+ * however many puts it covers. */
 static void take_answer(MPIR_Win * win, MPIDI_Notify_eager_win_t * e, int target, uint64_t ack)
 {
     MPIR_cc_t *local, *remote;
@@ -285,9 +299,11 @@ static void take_answer(MPIR_Win * win, MPIDI_Notify_eager_win_t * e, int target
             remote = &MPIDIG_WIN(win, remote_cmpl_cnts);
             break;
     }
+    bool lowers_local = answer_is_local(win);
     for (; e->acked[target] < ack; e->acked[target]++) {
         MPIR_cc_dec(remote);
-        MPIR_cc_dec(local);
+        if (lowers_local)
+            MPIR_cc_dec(local);
     }
 }
 
@@ -486,13 +502,14 @@ int MPIDI_Notify_eager_put(const void *buf, MPI_Aint bytes, int target, MPI_Aint
     if (compact && hdr.ack)
         hdr.ack -= e->told_compact[target];
     /* MPIDIG's counters, which every synchronisation call waits for: the
-     * answer lowers the remote one and, as for MPIDIG's own puts (whose
-     * request completes at the target's acknowledgement), the local one,
-     * since MPI_Win_complete and MPI_Win_fence wait for local completion
-     * only; the send's completion lowers the local one too (buffer free) */
+     * answer lowers the remote one and, outside lock epochs, the local one
+     * (answer_is_local); the send's completion lowers the local one
+     * (buffer free) */
     MPIR_cc_t *local;
+    bool answer_local = answer_is_local(win);
     MPIDIG_win_cmpl_cnts_incr(win, target, &local);
-    MPIR_cc_inc(local);
+    if (answer_local)
+        MPIR_cc_inc(local);
     sreq->completion_notification = local;
     e->issued[target]++;
     if (compact) {
@@ -512,7 +529,8 @@ int MPIDI_Notify_eager_put(const void *buf, MPI_Aint bytes, int target, MPI_Aint
         e->issued[target]--;
         MPIR_Notify_unnumber(win, target, hdr.seq);
         MPIDIG_win_remote_cmpl_cnt_decr(win, target);
-        MPIR_cc_dec(local);
+        if (answer_local)
+            MPIR_cc_dec(local);
         if (ureq)
             MPIR_Request_free(sreq);
         MPID_Request_complete(sreq);
