@@ -51,8 +51,8 @@ typedef MPIDI_Notify_eager_hdr_t eager_hdr_t;
  * notification would hold the origin's flush until its next MPI call, and
  * a pipeline (the origin computes the next item while the target works on
  * this one) ran its two halves in turn (doc/benchmarks.md, 2026-11-28,
- * seventh session). */
-#define AT_ONCE_ROUNDS 1
+ * seventh session).  Answers deferred for other origins keep their count. */
+static bool at_once_due;
 
 static int handler_id = -1;
 static int owed_rounds;         /* netmod progress calls left before the answers go */
@@ -199,34 +199,49 @@ static int send_ack(MPIDI_Notify_eager_win_t * e, int origin)
     return MPIDI_NM_am_send_hdr(origin, win->comm_ptr, handler_id, &hdr, sizeof(hdr), vci, vci);
 }
 
-/* every answer owed; alone: none found a message to ride on */
-static int send_all_owed(void)
+/* an answer owed (only one due at once if at_once_only), or NULL */
+static MPIDI_Notify_eager_win_t *next_owed(bool at_once_only, int *origin)
 {
-    int mpi_errno = MPI_SUCCESS;
-    while (owing) {
-        MPIDI_Notify_eager_win_t *e = owing;
-        for (int r = 0; e->nowed > 0 && r < e->win->comm_ptr->local_size; r++) {
-            if (!e->owed[r])
-                continue;
-            if (e->at_once[r]) {
-                e->at_once_sent++;
-            } else {    /* a deferral found no message to ride on */
-                e->skip[r] = DEFER_SKIP;
-                e->alone++;
+    for (MPIDI_Notify_eager_win_t * e = owing; e; e = e->next)
+        for (int r = 0; r < e->win->comm_ptr->local_size; r++)
+            if (e->owed[r] && (!at_once_only || e->at_once[r])) {
+                *origin = r;
+                return e;
             }
-            int err = send_ack(e, r);   /* clears owed[r], even if the send failed */
-            if (!mpi_errno)
-                mpi_errno = err;
+    return NULL;
+}
+
+/* the answers owed, or only those due at once; each looked up again after
+ * a send, whose progress may have changed the list */
+static int send_owed(bool at_once_only)
+{
+    int mpi_errno = MPI_SUCCESS, r;
+    MPIDI_Notify_eager_win_t *e;
+    while ((e = next_owed(at_once_only, &r))) {
+        if (e->at_once[r]) {
+            e->at_once_sent++;
+        } else {        /* a deferral found no message to ride on */
+            e->skip[r] = DEFER_SKIP;
+            e->alone++;
         }
+        int err = send_ack(e, r);       /* clears owed[r], even if the send failed */
+        if (!mpi_errno)
+            mpi_errno = err;
     }
     return mpi_errno;
 }
 
 int MPIDI_Notify_eager_tick(void)
 {
+    int mpi_errno = MPI_SUCCESS;
+    if (at_once_due) {
+        at_once_due = false;
+        mpi_errno = send_owed(true);
+    }
     if (!owing || --owed_rounds > 0)
-        return MPI_SUCCESS;
-    return send_all_owed();
+        return mpi_errno;
+    int err = send_owed(false);
+    return mpi_errno ? mpi_errno : err;
 }
 
 void MPIDI_Notify_eager_set_waker(int *w)
@@ -245,10 +260,10 @@ static int answer(MPIDI_Notify_eager_win_t * e, int origin)
             e->skip[origin]--;
         e->at_once[origin] = true;
         owe(e, origin);
-        owed_rounds = MPL_MIN(owed_rounds, AT_ONCE_ROUNDS);
+        at_once_due = true;
         return MPI_SUCCESS;
     }
-    /* deferred (send_all_owed tells the two apart by at_once); the origin
+    /* deferred (send_owed tells the two apart by at_once); the origin
      * is still putting: count its rounds from this put, unless that would
      * delay an answer owed to another */
     e->at_once[origin] = false;

@@ -15,8 +15,9 @@
  * (MPIDI_UCX_notify_tick), so that puts arriving in one call share an
  * answer; not later, or a target computing after the notification would
  * hold the origin's flush until its next MPI call (as on the libfabric
- * path, ch4_notify_eager.c).  A FLUSH is answered from its handler. */
-#define AT_ONCE_ROUNDS 1
+ * path, ch4_notify_eager.c).  Answers deferred for other origins keep
+ * their count.  A FLUSH is answered from its handler. */
+static bool at_once_due;
 /* Rounds of progress a deferred answer waits for a message to ride on,
  * counted again from each later put of the same origin while it is the
  * only one owed.  One is too few: MPI_Win_flush ends with a poll of its own
@@ -104,7 +105,7 @@ int MPIDI_UCX_notify_answer(MPIR_Win * win, int origin)
         }
     }
     if (at_once)
-        MPIDI_UCX_notify_owed_rounds = MPL_MIN(MPIDI_UCX_notify_owed_rounds, AT_ONCE_ROUNDS);
+        at_once_due = true;
     return MPI_SUCCESS;
 }
 
@@ -120,6 +121,20 @@ int MPIDI_UCX_notify_flush_request(MPIR_Win * win, const hdr_t * h)
     return MPIDI_UCX_notify_send_ack(win, h->src);
 }
 
+/* the answer owed to r now; alone: a deferral found no message to ride on */
+static int send_one_owed(MPIDI_UCX_notify_win_t * nw, int r, bool alone)
+{
+    if (alone && !nw->at_once[r])
+        nw->defer_skip[r] = DEFER_SKIP;
+    int e = MPIDI_UCX_notify_send_ack(nw->win, r);       /* clears owed[r] */
+    if (e && nw->owed[r]) {     /* not sent: give up on it, as on any failed send */
+        nw->owed[r] = false;
+        if (--nw->nowed == 0)
+            DL_DELETE(owing, nw);
+    }
+    return e;
+}
+
 /* send the window's deferred answers; alone: none found a message to ride */
 int MPIDI_UCX_notify_send_owed(MPIDI_UCX_notify_win_t * nw, bool alone)
 {
@@ -127,18 +142,34 @@ int MPIDI_UCX_notify_send_owed(MPIDI_UCX_notify_win_t * nw, bool alone)
     for (int r = 0; nw->nowed > 0 && r < nw->win->comm_ptr->local_size; r++) {
         if (!nw->owed[r])
             continue;
-        if (alone && !nw->at_once[r])   /* a deferral found no message to ride on */
-            nw->defer_skip[r] = DEFER_SKIP;
-        int e = MPIDI_UCX_notify_send_ack(nw->win, r);   /* clears owed[r] */
-        if (e && nw->owed[r]) {         /* not sent: give up on it, as on any failed send */
-            nw->owed[r] = false;
-            if (--nw->nowed == 0)
-                DL_DELETE(owing, nw);
-        }
+        int e = send_one_owed(nw, r, alone);
         if (!mpi_errno)
             mpi_errno = e;
     }
     return mpi_errno;
+}
+
+/* the answers due at once, each looked up again after a send, whose
+ * progress may have changed the list */
+static int send_due_at_once(void)
+{
+    int mpi_errno = MPI_SUCCESS;
+    for (;;) {
+        MPIDI_UCX_notify_win_t *nw;
+        int r = 0;
+        for (nw = owing; nw; nw = nw->next) {
+            for (r = 0; r < nw->win->comm_ptr->local_size; r++)
+                if (nw->owed[r] && nw->at_once[r])
+                    break;
+            if (r < nw->win->comm_ptr->local_size)
+                break;
+        }
+        if (!nw)
+            return mpi_errno;
+        int e = send_one_owed(nw, r, false);
+        if (!mpi_errno)
+            mpi_errno = e;
+    }
 }
 
 /* every deferred answer of the process */
@@ -153,15 +184,21 @@ static int send_all_owed(bool alone)
     return mpi_errno;
 }
 
-/* From the netmod's progress while answers are deferred: the
- * DEFER_ROUNDS-th call after the one that deferred the first of them sends
- * them all */
+/* From the netmod's progress while answers are deferred: the answers due
+ * at once, and on the DEFER_ROUNDS-th call after the one that deferred the
+ * first of them all the rest */
 int MPIDI_UCX_notify_tick(void)
 {
+    int mpi_errno = MPI_SUCCESS;
+    if (at_once_due) {
+        at_once_due = false;
+        mpi_errno = send_due_at_once();
+    }
     if (owing && --MPIDI_UCX_notify_owed_rounds > 0)
-        return MPI_SUCCESS;
+        return mpi_errno;
     MPIDI_UCX_notify_owed_rounds = 0;
-    return send_all_owed(true);
+    int e = send_all_owed(true);
+    return mpi_errno ? mpi_errno : e;
 }
 
 /* At a flush: the next puts to target ask for their answer themselves if
