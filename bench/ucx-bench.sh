@@ -9,8 +9,8 @@
 #   ucx-tcp  UCX_TLS=tcp,self, MPIR_CVAR_NOLOCAL=1
 # and, for comparison, each with the generic path (MPIR_CVAR_NOTIFY_UCX_PATH=
 # generic).  Ping-pong medians of -n round trips (bench/pingpong.c, modes
-# interleaved in one run), then the targets as ratios of medians
-# measured in the same run.
+# interleaved in one run), bench/pipeline over tcp, then the issue's
+# targets as ratios of medians measured in the same run.
 #   bench/ucx-bench.sh [-n ITERS]      (make bench-ucx)
 #   env: BUILD_DIR (_build), UCX_PREFIX (BUILD_DIR/install-ucx), OUT (a new
 #        directory under _bench/)
@@ -45,6 +45,13 @@ for size in 8 262144; do
     run ucx-tcp-generic "$size" UCX_TLS=tcp,self MPIR_CVAR_NOLOCAL=1 \
         MPIR_CVAR_NOTIFY_UCX_PATH=generic
 done
+
+# a producer and a consumer that compute (bench/pipeline.c): a flush held
+# until the consumer's next MPI call runs their halves in turn
+"$P/bin/mpicc" -O2 -I"$TOP/bench" -o "$OUT/pipeline" "$TOP/bench/pipeline.c"
+echo "== pipeline, ucx-tcp: UCX_TLS=tcp,self MPIR_CVAR_NOLOCAL=1" | tee -a "$OUT/commands.txt"
+env UCX_TLS=tcp,self MPIR_CVAR_NOLOCAL=1 MPIEXEC_TIMEOUT=300 "$P/bin/mpiexec" -n 2 \
+    "$OUT/pipeline" -csv "$OUT/pipeline.ucx-tcp.csv" | tee "$OUT/pipeline.ucx-tcp.txt"
 
 # across the two network-namespace hosts of test/netns (UCX over tcp on a
 # veth pair), where they can be made
