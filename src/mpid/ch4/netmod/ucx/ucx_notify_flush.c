@@ -149,27 +149,30 @@ int MPIDI_UCX_notify_send_owed(MPIDI_UCX_notify_win_t * nw, bool alone)
     return mpi_errno;
 }
 
+/* an answer due at once, or NULL */
+static MPIDI_UCX_notify_win_t *next_due(int *origin)
+{
+    for (MPIDI_UCX_notify_win_t * nw = owing; nw; nw = nw->next)
+        for (int r = 0; r < nw->win->comm_ptr->local_size; r++)
+            if (nw->owed[r] && nw->at_once[r]) {
+                *origin = r;
+                return nw;
+            }
+    return NULL;
+}
+
 /* the answers due at once, each looked up again after a send, whose
  * progress may have changed the list */
 static int send_due_at_once(void)
 {
-    int mpi_errno = MPI_SUCCESS;
-    for (;;) {
-        MPIDI_UCX_notify_win_t *nw;
-        int r = 0;
-        for (nw = owing; nw; nw = nw->next) {
-            for (r = 0; r < nw->win->comm_ptr->local_size; r++)
-                if (nw->owed[r] && nw->at_once[r])
-                    break;
-            if (r < nw->win->comm_ptr->local_size)
-                break;
-        }
-        if (!nw)
-            return mpi_errno;
+    int mpi_errno = MPI_SUCCESS, r;
+    MPIDI_UCX_notify_win_t *nw;
+    while ((nw = next_due(&r))) {
         int e = send_one_owed(nw, r, false);
         if (!mpi_errno)
             mpi_errno = e;
     }
+    return mpi_errno;
 }
 
 /* every deferred answer of the process */
