@@ -227,6 +227,10 @@ typedef struct MPIR_Notify_win_head {
         unsigned long long counted;     /* counter updates */
         unsigned long long from_queue;  /* taken from the unexpected queue by MPI_Start */
         unsigned long long queued, queued_max;  /* unexpected queue length, its high-water mark */
+        /* where a flush waits for the target's word (the libfabric eager
+         * path, UCX): answers sent as messages of their own, and FLUSH
+         * messages that asked a target for them */
+        unsigned long long answers_sent, answers_asked;
     } stats;
 } MPIR_Notify_win_head_t;
 

@@ -30,7 +30,13 @@
  *      the carrier.  Plain puts and gets to the same bytes, flushed,
  *      between them;
  *   H. MPI_Win_flush_local of eager puts completes while the target
- *      computes outside MPI (flush_local_alone). */
+ *      computes outside MPI (flush_local_alone);
+ *   I. answers on demand (on_demand): a stream of eager puts completed by
+ *      MPI_Win_flush_local costs the target no answer (MPI_T's
+ *      notify_answers_sent) and the origin no FLUSH
+ *      (notify_answers_asked); the MPI_Win_flush after it asks once, and
+ *      a plain MPI_Get then reads the last put's bytes; in a put + flush
+ *      exchange only the first flush asks, later puts ask themselves. */
 #include <errno.h>
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -436,6 +442,96 @@ static void flush_local_alone(MPI_Win win, char *base, int rank)
         unlink(name);
 }
 
+/* I: MPI_T counter name of this process, as a delta from its handle's start */
+typedef struct {
+    MPI_T_pvar_handle h;
+    unsigned long long at;
+} count_t;
+
+static void count_start(count_t * c, MPI_Win * win, const char *name)
+{
+    int idx, n;
+    MPI_OK(MPI_T_pvar_get_index(name, MPI_T_PVAR_CLASS_COUNTER, &idx));
+    MPI_OK(MPI_T_pvar_handle_alloc(session, idx, win, &c->h, &n));
+    MPI_OK(MPI_T_pvar_read(session, c->h, &c->at));
+}
+
+/* what it counted since the last call (or its start) */
+static unsigned long long count_since(count_t * c)
+{
+    unsigned long long now = 0, d;
+    MPI_OK(MPI_T_pvar_read(session, c->h, &now));
+    d = now - c->at;
+    c->at = now;
+    return d;
+}
+
+#define NI 40                   /* I: puts of the stream */
+#define NE 10                   /* I: put + flush exchanges */
+static void on_demand(MPI_Win win, char *base, int rank)
+{
+    char path[64], why[64];
+    int lo, hi;
+    int run = eager_range(win, rank ^ 1, &lo, &hi, path, why) && lo <= KB && KB <= hi;
+    MPI_Bcast(&run, 1, MPI_INT, 0, MPI_COMM_WORLD);     /* the origin's view */
+    if (!run)
+        return;
+    static char src[KB], back[KB];
+    count_t c;
+    count_start(&c, &win, rank == 0 ? "notify_answers_asked" : "notify_answers_sent");
+
+    /* a stream flushed once at its end: whatever earlier parts predicted,
+     * the next puts do not ask */
+    for (int round = 0; round < 2; round++) {
+        if (rank == 0) {
+            for (int i = 0; i < NI; i++) {
+                memset(src, i + 1, KB);
+                MPI_OK(MPI_Put_notify(src, KB, MPI_BYTE, 1, 0, KB, MPI_BYTE, win, 5));
+                MPI_OK(MPI_Win_flush_local(1, win));
+            }
+        } else {
+            wait_tag(win, 0, 5, NI);
+        }
+        MPI_Barrier(MPI_COMM_WORLD);
+        unsigned long long n = count_since(&c);
+        CHECK(round == 0 || n == 0, "I: a stream of %d flushed-local puts: %s %llu, want 0 "
+              "(path %s/%s)", NI, rank == 0 ? "FLUSH sent" : "answers sent", n, path, why);
+        if (rank == 0) {
+            /* the flush asks once; then plain RMA reads the stream's last bytes */
+            MPI_OK(MPI_Win_flush(1, win));
+            n = count_since(&c);
+            CHECK(round == 0 || n == 1, "I: the flush after the stream sent %llu FLUSH, want 1",
+                  n);
+            MPI_OK(MPI_Get(back, KB, MPI_BYTE, 1, 0, KB, MPI_BYTE, win));
+            MPI_OK(MPI_Win_flush(1, win));
+            CHECK(back[0] == NI && back[KB - 1] == NI, "I: read back %d %d, want %d", back[0],
+                  back[KB - 1], NI);
+        }
+        MPI_Barrier(MPI_COMM_WORLD);
+        n = count_since(&c);
+        CHECK(round == 0 || rank == 0 || n == 1, "I: the target answered the flush with %llu "
+              "messages, want 1", n);
+    }
+
+    /* put + flush exchanges: the first flush asks, then the puts do */
+    for (int i = 0; i < NE; i++) {
+        if (rank == 0) {
+            memset(src, 100 + i, KB);
+            MPI_OK(MPI_Put_notify(src, KB, MPI_BYTE, 1, 0, KB, MPI_BYTE, win, 6));
+            MPI_OK(MPI_Win_flush(1, win));
+        } else {
+            wait_tag(win, 0, 6, 1);
+            CHECK(base[0] == (char) (100 + i), "I: exchange %d: data %d", i, base[0]);
+        }
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    unsigned long long n = count_since(&c);
+    CHECK(rank == 1 || n == 1, "I: %d put + flush exchanges sent %llu FLUSH, want 1", NE, n);
+    CHECK(rank == 0 || n == NE, "I: %d put + flush exchanges: %llu answers, want %d", NE, n,
+          NE);
+    MPI_OK(MPI_T_pvar_handle_free(session, &c.h));
+}
+
 int main(int argc, char **argv)
 {
     int rank, provided;
@@ -459,6 +555,7 @@ int main(int argc, char **argv)
     counter(win, base, rank);
     first_full(rank);
     flush_local_alone(win, base, rank);
+    on_demand(win, base, rank);
 
     MPI_OK(MPI_Win_unlock_all(win));
     MPI_OK(MPIX_Win_free_notify(win));

@@ -51,12 +51,13 @@ static void cw_round_trip(int b, int r, const MPIDI_OFI_cw_t * h)
     EXPECT(MPIDI_OFI_cw_is_compact(b, tag), "b %d: the compact bit", b);
     EXPECT(MPIDI_OFI_cw_slot(b, tag) == h->slot, "b %d: slot", b);
     MPIDI_OFI_cw_decode(b, r, tag, data, &got);
-    EXPECT(got.ready == h->ready && got.slot == h->slot && got.rank == h->rank &&
-           got.tag == h->tag && got.ack == h->ack && got.seq == h->seq && got.disp == h->disp,
-           "b %d r %d: (%d %d %d %#x %llu %u %u) decoded as (%d %d %d %#x %llu %u %u)", b, r,
-           h->ready, h->slot, h->rank, h->tag, (unsigned long long) h->ack, h->seq, h->disp,
-           got.ready, got.slot, got.rank, got.tag, (unsigned long long) got.ack, got.seq,
-           got.disp);
+    EXPECT(got.ready == h->ready && got.ask == h->ask && got.slot == h->slot &&
+           got.rank == h->rank && got.tag == h->tag && got.ack == h->ack && got.seq == h->seq &&
+           got.disp == h->disp,
+           "b %d r %d: (%d %d %d %d %#x %llu %u %u) decoded as (%d %d %d %d %#x %llu %u %u)", b,
+           r, h->ready, h->ask, h->slot, h->rank, h->tag, (unsigned long long) h->ack, h->seq,
+           h->disp, got.ready, got.ask, got.slot, got.rank, got.tag,
+           (unsigned long long) got.ack, got.seq, got.disp);
 }
 
 static void compact_header(void)
@@ -73,15 +74,15 @@ static void compact_header(void)
             const uint64_t acks[] = { 0, 1, amax };
             for (unsigned t = 0; t < sizeof(tags) / sizeof(*tags); t++)
                 for (unsigned a = 0; a < sizeof(acks) / sizeof(*acks); a++)
-                    for (int rd = 0; rd < 2; rd++) {
-                        MPIDI_OFI_cw_t h = {.ready = rd,.slot = (t * 37 + a) % 256,
+                    for (int rd = 0; rd < 4; rd++) {
+                        MPIDI_OFI_cw_t h = {.ready = rd & 1,.ask = rd >> 1,.slot = (t * 37 + a) % 256,
                             .rank = (int) ((a * 3 + t) % (1u << r)),.tag = tags[t],
                             .ack = acks[a],.seq = 0xfedcba98u - t,.disp = a ? 0xffffffffu : 0
                         };
                         cw_round_trip(b, r, &h);
                     }
             /* all ones fill exactly bits 0 .. b-1 */
-            MPIDI_OFI_cw_t ones = {.ready = 1,.slot = MPIDI_OFI_NW_SLOTS - 1,
+            MPIDI_OFI_cw_t ones = {.ready = 1,.ask = 1,.slot = MPIDI_OFI_NW_SLOTS - 1,
                 .rank = (1 << r) - 1,.tag = MPIDI_OFI_NW_COUNTER | 0xffffff,.ack = amax,
                 .seq = 0xffffffffu,.disp = 0xffffffffu
             };

@@ -13,6 +13,14 @@
  *   notify_from_queue        COUNTER  taken from the unexpected queue by MPI_Start
  *   notify_queued            LEVEL    notifications in the unexpected queue now
  *   notify_queued_max        LEVEL    the most there have been
+ *   notify_answers_sent      COUNTER  answers (a target's word that an
+ *                                     origin's puts are done, which its
+ *                                     flush waits for) sent as messages of
+ *                                     their own, not riding on another
+ *   notify_answers_asked     COUNTER  messages that asked a target for its
+ *                                     answers (FLUSH)
+ * The last two count on the paths whose flush needs the target's word:
+ * the libfabric eager path and UCX (0 elsewhere).
  *
  * A COUNTER reads as what happened since its handle was allocated (MPI_T's
  * rule for continuous counters).  The high-water mark is a LEVEL: MPICH's
@@ -68,6 +76,13 @@ static stats_var_t vars[] = {
     {"notify_queued_max", MPI_T_PVAR_CLASS_LEVEL,
      offsetof(struct MPIR_Notify_stats, queued_max),
      "The most notifications the window's unexpected queue has held (high-water mark)"},
+    {"notify_answers_sent", MPI_T_PVAR_CLASS_COUNTER,
+     offsetof(struct MPIR_Notify_stats, answers_sent),
+     "Answers (the word that an origin's notified puts are done, which its flush waits for) "
+     "this process sent as messages of their own"},
+    {"notify_answers_asked", MPI_T_PVAR_CLASS_COUNTER,
+     offsetof(struct MPIR_Notify_stats, answers_asked),
+     "Messages this process sent to ask a target for the answers to its notified puts"},
 };
 
 static const struct MPIR_Notify_stats *stats_of(MPIR_Win * win)
@@ -110,6 +125,7 @@ void MPIR_Notify_stats_report(MPIR_Win * win)
     MPIR_NOTIFY_PATHS(ARRIVED_TEXT)
 #undef ARRIVED_TEXT
     fprintf(stderr, "notify stats: rank %d window 0x%x: arrived %s, counted %llu, from queue %llu, "
-            "queued %llu (max %llu)\n", win->comm_ptr->rank, win->handle, arrived, st->counted,
-            st->from_queue, st->queued, st->queued_max);
+            "queued %llu (max %llu), answers sent %llu, asked %llu\n", win->comm_ptr->rank,
+            win->handle, arrived, st->counted, st->from_queue, st->queued, st->queued_max,
+            st->answers_sent, st->answers_asked);
 }

@@ -18,10 +18,11 @@
 #include "ch4_notify.h"
 #include "utlist.h"
 
-enum { EAGER_PUT, EAGER_ACK };
+enum { EAGER_PUT, EAGER_ACK, EAGER_FLUSH };
 #define EAGER_KIND 0xffu
 #define EAGER_CARRIER_READY MPIDI_NOTIFY_EAGER_READY
 #define EAGER_ACK_DELTA MPIDI_NOTIFY_EAGER_ACK_DELTA
+#define EAGER_ASK MPIDI_NOTIFY_EAGER_ASK
 
 typedef MPIDI_Notify_eager_hdr_t eager_hdr_t;
 
@@ -53,6 +54,10 @@ typedef MPIDI_Notify_eager_hdr_t eager_hdr_t;
  * this one) ran its two halves in turn (doc/benchmarks.md, 2026-11-28,
  * seventh session).  Answers deferred for other origins keep their count. */
 static bool at_once_due;
+/* A flush that found at most this many puts to its target since the
+ * previous one makes the next puts of a lock epoch ask for their answers
+ * (as on the UCX path, ucx_notify_flush.c) */
+#define ASK_BURST 8
 
 static int handler_id = -1;
 static int owed_rounds;         /* netmod progress calls left before the answers go */
@@ -114,9 +119,9 @@ static MPIDI_Notify_eager_win_t *state_of(MPIR_Win * win)
     MPIDI_Notify_eager_win_t *e = MPL_calloc(1, sizeof(*e), MPL_MEM_RMA);
     if (!e)
         return NULL;
-    /* the five counters in one allocation, the four flags in another */
-    e->issued = MPL_calloc(5 * n, sizeof(uint64_t), MPL_MEM_RMA);
-    e->owed = MPL_calloc(4 * n, sizeof(bool), MPL_MEM_RMA);
+    /* the eight counters in one allocation, the five flags in another */
+    e->issued = MPL_calloc(8 * n, sizeof(uint64_t), MPL_MEM_RMA);
+    e->owed = MPL_calloc(5 * n, sizeof(bool), MPL_MEM_RMA);
     e->skip = MPL_calloc(n, sizeof(int), MPL_MEM_RMA);
     if (!e->issued || !e->owed || !e->skip) {
         state_free(e);
@@ -126,9 +131,13 @@ static MPIDI_Notify_eager_win_t *state_of(MPIR_Win * win)
     e->done = e->acked + n;
     e->told_compact = e->done + n;
     e->heard_compact = e->told_compact + n;
+    e->asked = e->heard_compact + n;
+    e->at_flush = e->asked + n;
+    e->want = e->at_flush + n;
     e->at_once = e->owed + n;
     e->ready = e->at_once + n;
     e->told_ready = e->ready + n;
+    e->ask = e->told_ready + n;
     e->win = win;
     h->dev = e;
     return e;
@@ -196,6 +205,7 @@ static int send_ack(MPIDI_Notify_eager_win_t * e, int origin)
     eager_hdr_t hdr = header(win, EAGER_ACK);
     hdr.ack = e->done[origin];
     settled(e, origin);
+    head_of(win)->stats.answers_sent++;
     return MPIDI_NM_am_send_hdr(origin, win->comm_ptr, handler_id, &hdr, sizeof(hdr), vci, vci);
 }
 
@@ -378,8 +388,8 @@ static int arrived(const eager_hdr_t * hdr, const void *data, MPI_Aint data_sz,
     MPIR_Win *win = MPIDI_Notify_window_of(&last_window, h.win_id);
     unsigned kind = h.kind & EAGER_KIND;
     if (unlikely(!win || !win->notify || h.src < 0 ||
-                 h.src >= win->comm_ptr->local_size || kind > EAGER_ACK ||
-                 (h.kind & ~(EAGER_KIND | EAGER_CARRIER_READY | EAGER_ACK_DELTA))))
+                 h.src >= win->comm_ptr->local_size || kind > EAGER_FLUSH ||
+                 (h.kind & ~(EAGER_KIND | EAGER_CARRIER_READY | EAGER_ACK_DELTA | EAGER_ASK))))
         return drop(&h);
     MPIDI_Notify_eager_win_t *e = state_of(win);
     MPIR_ERR_CHKANDJUMP1(!e, mpi_errno, MPI_ERR_NO_MEM, "**nomem", "**nomem %s", "notify");
@@ -398,9 +408,21 @@ static int arrived(const eager_hdr_t * hdr, const void *data, MPI_Aint data_sz,
             MPIR_Memcpy((char *) win->base + h.disp * win->disp_unit + h.lb, data, data_sz);
         e->done[h.src]++;
         mpi_errno = MPIR_Notify_arrive(win, path, h.src, h.tag, data_sz, h.seq);
-        int err = answer(e, h.src);
+        int err = MPI_SUCCESS;
+        if (unlikely(e->want[h.src]) && e->done[h.src] >= e->want[h.src]) {
+            /* the last put a FLUSH waits for (which may pass puts): at once */
+            e->want[h.src] = 0;
+            err = send_ack(e, h.src);
+        } else if (h.kind & EAGER_ASK) {
+            err = answer(e, h.src);
+        }
         if (!mpi_errno)
             mpi_errno = err;
+    } else if (kind == EAGER_FLUSH) {
+        if (e->done[h.src] >= (uint64_t) h.disp)
+            mpi_errno = send_ack(e, h.src);
+        else
+            e->want[h.src] = MPL_MAX(e->want[h.src], (uint64_t) h.disp);
     }
   fn_fail:
     if (mpi_errno && !deferred_errno)
@@ -527,6 +549,15 @@ int MPIDI_Notify_eager_put(const void *buf, MPI_Aint bytes, int target, MPI_Aint
         MPIR_cc_inc(local);
     sreq->completion_notification = local;
     e->issued[target]++;
+    /* asks as the last flush predicted, but not beyond ASK_BURST puts
+     * since: a stream that MPI_Win_flush_local completes has no answer to
+     * wait for */
+    uint64_t asked = e->asked[target];
+    if (answer_local ||
+        (e->ask[target] && e->issued[target] - e->at_flush[target] <= ASK_BURST)) {
+        hdr.kind |= EAGER_ASK;
+        e->asked[target] = e->issued[target];
+    }
     if (compact) {
         mpi_errno = carrier->send(win, target, &hdr, true, buf, bytes, sreq);
         if (!mpi_errno && ack)
@@ -542,6 +573,7 @@ int MPIDI_Notify_eager_put(const void *buf, MPI_Aint bytes, int target, MPI_Aint
     if (mpi_errno) {
         /* nothing left: undo what a send would have completed */
         e->issued[target]--;
+        e->asked[target] = asked;
         MPIR_Notify_unnumber(win, target, hdr.seq);
         MPIDIG_win_remote_cmpl_cnt_decr(win, target);
         if (answer_local)
@@ -562,11 +594,66 @@ int MPIDI_Notify_eager_put(const void *buf, MPI_Aint bytes, int target, MPI_Aint
     goto fn_exit;
 }
 
+/* origin: ask target for the answer to every put sent to it (FLUSH), unless
+ * a put or FLUSH since the last answer already did */
+static int ask_for(MPIDI_Notify_eager_win_t * e, int target)
+{
+    if (e->acked[target] == e->issued[target] || e->asked[target] == e->issued[target])
+        return MPI_SUCCESS;
+    MPIR_Win *win = e->win;
+    int vci = MPIDI_WIN(win, am_vci);
+    eager_hdr_t hdr = header(win, EAGER_FLUSH);
+    hdr.disp = (MPI_Aint) e->issued[target];
+    carry_answer(e, target, &hdr);
+    int mpi_errno = MPIDI_NM_am_send_hdr(target, win->comm_ptr, handler_id, &hdr, sizeof(hdr),
+                                         vci, vci);
+    if (mpi_errno) {
+        if (hdr.ack)    /* the answer did not go either: owed again */
+            (void) answer(e, target);
+        return mpi_errno;
+    }
+    e->asked[target] = e->issued[target];
+    head_of(win)->stats.answers_asked++;
+    return MPI_SUCCESS;
+}
+
+/* At a flush: the next puts to target ask for their answers if this flush
+ * found at most ASK_BURST since the previous one; a flush that found none
+ * (after gets, say) leaves the prediction as it was. */
+static void predict(MPIDI_Notify_eager_win_t * e, int target)
+{
+    uint64_t since = e->issued[target] - e->at_flush[target];
+    if (since > 0)
+        e->ask[target] = since <= ASK_BURST;
+    e->at_flush[target] = e->issued[target];
+}
+
+int MPIDI_Notify_eager_ask(MPIR_Win * win, int target)
+{
+    int mpi_errno = MPI_SUCCESS;
+    int vci = MPIDI_WIN(win, am_vci);
+    MPIDI_Notify_eager_win_t *e = head_of(win)->dev;
+    int lo = target < 0 ? 0 : target, hi = target < 0 ? win->comm_ptr->local_size : target + 1;
+
+    MPID_THREAD_CS_ENTER(VCI, MPIDI_VCI(vci).lock);
+    for (int r = lo; r < hi && !mpi_errno; r++) {
+        predict(e, r);
+        mpi_errno = ask_for(e, r);
+    }
+    MPID_THREAD_CS_EXIT(VCI, MPIDI_VCI(vci).lock);
+    return mpi_errno;
+}
+
 int MPIDI_Notify_eager_settle(MPIR_Win * win, int target)
 {
     int mpi_errno = MPI_SUCCESS;
     int vci = MPIDI_WIN(win, am_vci);
-    /* the answer comes within DEFER_ROUNDS rounds of the target's progress */
+    MPID_THREAD_CS_ENTER(VCI, MPIDI_VCI(vci).lock);
+    mpi_errno = ask_for(head_of(win)->dev, target);
+    MPID_THREAD_CS_EXIT(VCI, MPIDI_VCI(vci).lock);
+    MPIR_ERR_CHECK(mpi_errno);
+    /* the answer comes within DEFER_ROUNDS rounds of the target's
+     * progress, or at once to a FLUSH */
     while (MPIDI_Notify_eager_unacked(win, target)) {
         mpi_errno = MPIDI_progress_test_vci(vci);
         MPIR_ERR_CHECK(mpi_errno);

@@ -33,11 +33,15 @@ typedef struct MPIDI_Notify_eager_win {
     uint64_t *done;             /* target [origin]: puts whose data is here */
     uint64_t *told_compact;     /* target [origin]: done as the last compact answer said */
     uint64_t *heard_compact;    /* origin [target]: acked as the last compact answer said */
+    uint64_t *asked;            /* origin [target]: issued when a put or a FLUSH last asked */
+    uint64_t *at_flush;         /* origin [target]: issued at the last flush */
+    uint64_t *want;             /* target [origin]: a FLUSH waits for done to reach it (0: none) */
     bool *owed;                 /* target [origin]: done not yet told to origin */
     int *skip;                  /* target [origin]: answers to send at once before deferring again */
     bool *at_once;              /* target [origin]: the owed (else the last) answer is at once */
     bool *ready;                /* origin [target]: the target receives on the netmod's carrier */
     bool *told_ready;           /* target [origin]: told it so (MPIDI_Notify_eager_missed) */
+    bool *ask;                  /* origin [target]: puts of lock epochs ask for their answer */
     int nowed;                  /* target: origins with owed set */
     unsigned long rode, alone, at_once_sent;    /* answers: on a put, deferred then alone, at once */
     struct MPIR_Win *win;
@@ -60,7 +64,8 @@ int MPIDI_Notify_eager_tick(void);
  * compact answer to it said, since compact messages pass no others. */
 typedef struct {
     uint64_t win_id;
-    MPI_Aint disp;              /* PUT: in the target's displacement units */
+    MPI_Aint disp;              /* PUT: in the target's displacement units; FLUSH: the
+                                 * count of the sender's puts to answer for */
     MPI_Aint lb;                /* PUT: then this many bytes */
     uint64_t ack;               /* the sender's done count of the receiver's puts (0: none) */
     int32_t src;                /* the sender's rank in the window */
@@ -72,6 +77,8 @@ typedef struct {
  * a process that does says so, answers included) */
 #define MPIDI_NOTIFY_EAGER_READY 0x100u
 #define MPIDI_NOTIFY_EAGER_ACK_DELTA 0x200u
+/* a put that asks for its answer (see MPIDI_Notify_eager_ask) */
+#define MPIDI_NOTIFY_EAGER_ASK 0x400u
 
 /* A netmod's own carrier of the path's messages, cheaper than its active
  * messages (ofi_notify_tagged.c).  arm: make this process receive on it
@@ -141,6 +148,25 @@ static inline bool MPIDI_Notify_eager_unacked(struct MPIR_Win *win, int target)
 
 /* origin: wait until every put of this path to target is answered */
 int MPIDI_Notify_eager_settle(struct MPIR_Win *win, int target);
+
+/* Answers on demand.  A put of a lock epoch asks for its answer only when
+ * the origin's recent flushes say one will wait for it (at most a few puts
+ * between them: a put + flush exchange, whose answer rides on the reply);
+ * otherwise MPI_Win_flush or unlock asks, with one FLUSH message for the
+ * puts since, before MPIDIG waits for its remote completion counter.  A
+ * stream of puts completed by MPI_Win_flush_local (a pipeline, a tree)
+ * then costs the target no answers at all.  Puts of fence and start
+ * epochs always ask (those epochs end on local completion counters).
+ * From the netmod's remote-completion hooks (ofi_win.h): target, or -1
+ * for every target (flush_all, unlock_all, fence, complete). */
+int MPIDI_Notify_eager_ask(struct MPIR_Win *win, int target);
+static inline int MPIDI_Notify_eager_cmpl_hook(struct MPIR_Win *win, int target)
+{
+    const MPIR_Notify_win_head_t *h = (const MPIR_Notify_win_head_t *) win->notify;
+    if (likely(!h || !h->dev))
+        return MPI_SUCCESS;
+    return MPIDI_Notify_eager_ask(win, target);
+}
 
 /* window free (collective, epochs closed): the state goes */
 void MPIDI_Notify_eager_win_free(struct MPIR_Win *win);

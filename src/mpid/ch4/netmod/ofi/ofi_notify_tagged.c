@@ -109,6 +109,7 @@ static bool compact_words(MPIR_Win * win, const MPIDI_Notify_eager_hdr_t * hdr,
     MPIDI_OFI_notify_win_t *nw = MPIDI_OFI_WIN(win).notify;
     MPIDI_OFI_cw_t h = {
         .ready = (hdr->kind & MPIDI_NOTIFY_EAGER_READY) != 0,
+        .ask = (hdr->kind & MPIDI_NOTIFY_EAGER_ASK) != 0,
         .slot = nw ? nw->slot : -1,
         .rank = hdr->src,
         .tag = hdr->tag,
@@ -190,7 +191,8 @@ static int compact_arrived(const struct fi_cq_tagged_entry *wc, const void *buf)
         hdr.src = h.rank;
         hdr.tag = h.tag;
         hdr.seq = h.seq;
-        hdr.kind = MPIDI_NOTIFY_EAGER_ACK_DELTA | (h.ready ? MPIDI_NOTIFY_EAGER_READY : 0);
+        hdr.kind = MPIDI_NOTIFY_EAGER_ACK_DELTA | (h.ready ? MPIDI_NOTIFY_EAGER_READY : 0) |
+            (h.ask ? MPIDI_NOTIFY_EAGER_ASK : 0);
     }
     return MPIDI_Notify_eager_deliver_compact(&hdr, buf, (MPI_Aint) wc->len,
                                               MPIR_NOTIFY_PATH_EAGER_TAGGED);

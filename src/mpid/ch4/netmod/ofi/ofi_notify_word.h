@@ -128,9 +128,10 @@ static inline uint64_t MPIDI_OFI_nw_bytes(uint64_t w, int r, uint64_t * len)
  * the b bits below the carrier's own bit, and in its remote CQ data:
  *
  *   tag   [b-1] compact, [b-2] the sender receives on the carrier,
- *         [b-3] counter, [b-4 : b-11] window slot, [b-12 : b-35] tag
- *         (counter: its index), then the origin rank in the top r of the
- *         b - 35 bits left and the answer in the rest: how many more of
+ *         [b-3] the put asks for its answer, [b-4] counter, [b-5 : b-12]
+ *         window slot, [b-13 : b-36] tag (counter: its index), then the
+ *         origin rank in the top r of the b - 36 bits left and the answer
+ *         in the rest: how many more of
  *         the receiver's puts are done than the sender's last compact
  *         answer said (0: no answer)
  *   data  [63:32] the put's sequence number, [31:0] its displacement (in
@@ -139,10 +140,10 @@ static inline uint64_t MPIDI_OFI_nw_bytes(uint64_t w, int r, uint64_t * len)
  * r is the window's rank width (MPIDI_OFI_nw_rank_bits).  Self-contained,
  * as above: test/unit/cq_word.c checks it.
  */
-#define MPIDI_OFI_CW_FIXED_BITS 35      /* flags, slot and tag */
+#define MPIDI_OFI_CW_FIXED_BITS 36      /* flags, slot and tag */
 
 typedef struct {
-    bool ready;
+    bool ready, ask;
     int slot, rank, tag;        /* tag: MPIDI_OFI_NW_COUNTER | index for a counter */
     uint64_t ack;               /* the answer's increment */
     uint32_t seq, disp;
@@ -165,9 +166,9 @@ static inline bool MPIDI_OFI_cw_encode(int b, int r, const MPIDI_OFI_cw_t * h, u
         h->ack > MPIDI_OFI_NW_MASK(ab) || h->rank < 0 || (uint64_t) h->rank > MPIDI_OFI_NW_MASK(r)
         || h->slot < 0 || h->slot >= MPIDI_OFI_NW_SLOTS)
         return false;
-    *tag = (1ULL << (b - 1)) | ((uint64_t) h->ready << (b - 2)) |
-        ((uint64_t) ((h->tag & MPIDI_OFI_NW_COUNTER) != 0) << (b - 3)) |
-        ((uint64_t) h->slot << (b - 3 - MPIDI_OFI_NW_SLOT_BITS)) |
+    *tag = (1ULL << (b - 1)) | ((uint64_t) h->ready << (b - 2)) | ((uint64_t) h->ask << (b - 3)) |
+        ((uint64_t) ((h->tag & MPIDI_OFI_NW_COUNTER) != 0) << (b - 4)) |
+        ((uint64_t) h->slot << (b - 4 - MPIDI_OFI_NW_SLOT_BITS)) |
         ((uint64_t) t << (b - MPIDI_OFI_CW_FIXED_BITS)) | ((uint64_t) h->rank << ab) | h->ack;
     *data = ((uint64_t) h->seq << 32) | h->disp;
     return true;
@@ -180,7 +181,7 @@ static inline bool MPIDI_OFI_cw_is_compact(int b, uint64_t tag)
 
 static inline int MPIDI_OFI_cw_slot(int b, uint64_t tag)
 {
-    return (int) ((tag >> (b - 3 - MPIDI_OFI_NW_SLOT_BITS)) &
+    return (int) ((tag >> (b - 4 - MPIDI_OFI_NW_SLOT_BITS)) &
                   MPIDI_OFI_NW_MASK(MPIDI_OFI_NW_SLOT_BITS));
 }
 
@@ -190,10 +191,11 @@ static inline void MPIDI_OFI_cw_decode(int b, int r, uint64_t tag, uint64_t data
 {
     int ab = MPIDI_OFI_cw_ack_bits(b, r);
     h->ready = (tag >> (b - 2)) & 1;
+    h->ask = (tag >> (b - 3)) & 1;
     h->slot = MPIDI_OFI_cw_slot(b, tag);
     h->tag = (int) ((tag >> (b - MPIDI_OFI_CW_FIXED_BITS)) &
                     MPIDI_OFI_NW_MASK(MPIDI_OFI_NW_TAG_BITS)) |
-        (((tag >> (b - 3)) & 1) ? MPIDI_OFI_NW_COUNTER : 0);
+        (((tag >> (b - 4)) & 1) ? MPIDI_OFI_NW_COUNTER : 0);
     h->rank = (int) ((tag >> ab) & MPIDI_OFI_NW_MASK(r));
     h->ack = tag & MPIDI_OFI_NW_MASK(ab);
     h->seq = (uint32_t) (data >> 32);

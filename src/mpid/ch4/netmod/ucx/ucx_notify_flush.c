@@ -72,6 +72,8 @@ int MPIDI_UCX_notify_send_ack(MPIR_Win * win, int origin)
     MPIR_ERR_CHKANDJUMP1(!s, mpi_errno, MPI_ERR_NO_MEM, "**nomem", "**nomem %s", "notify");
     s->hdr.count = MPIDI_UCX_WIN(win).notify->done[origin];
     mpi_errno = MPIDI_UCX_notify_send(win, origin, s, NULL, 0);
+    if (!mpi_errno)
+        ((MPIR_Notify_win_head_t *) win->notify)->stats.answers_sent++;
   fn_fail:
     return mpi_errno;
 }
@@ -264,6 +266,7 @@ int MPIDI_UCX_notify_cmpl(MPIR_Win * win, int target, bool local)
         s->hdr.count = nw->issued[r];
         mpi_errno = MPIDI_UCX_notify_send(win, r, s, NULL, 0);
         MPIR_ERR_CHECK(mpi_errno);
+        ((MPIR_Notify_win_head_t *) win->notify)->stats.answers_asked++;
     }
     /* while this process waits, nothing it sends can carry its deferred
      * answers, and the peer it waits for may wait for one of them; an
