@@ -39,11 +39,13 @@
  * trip per flush that has work, none per access, none for a flush with
  * nothing outstanding.  In the put, flush, put, flush pattern, or with a
  * short burst of puts before each flush (a flush that found at most
- * ASK_BURST puts since the previous one), the next puts ask for the answer
- * themselves (PUT{count = issued}), so the flush sends nothing and waits
- * for one message instead of two; a longer stream of puts keeps one FLUSH
- * per flush (an answer per put would halve its message rate when answers
- * go at once).  Gets need no FLUSH: their answer is the completion.
+ * MPIDI_UCX_NOTIFY_ASK_BURST puts since the previous one), the next puts
+ * (as many again) ask for the answer themselves (PUT{count = issued}), so
+ * the flush sends nothing and waits for one message instead of two; a
+ * longer stream of puts keeps one FLUSH per flush (an answer per put would
+ * halve its message rate when answers go at once), and a stream that
+ * MPI_Win_flush_local completes costs no answers.  Gets need no FLUSH:
+ * their answer is the completion.
  *
  * Piggy-backed answers.  The answer a put asked for is deferred: it rides
  * on this process's next message to the origin (every message carries
@@ -136,7 +138,8 @@ int MPIDI_UCX_notify_access(void *origin_addr, int origin_count, MPI_Datatype or
     s->win = win;
     if (is_put) {
         nw->issued[target_rank]++;
-        if (nw->ask[target_rank])
+        if (nw->ask[target_rank] &&
+            nw->issued[target_rank] - nw->at_flush[target_rank] <= MPIDI_UCX_NOTIFY_ASK_BURST)
             s->hdr.count = nw->asked[target_rank] = nw->issued[target_rank];
         mpi_errno = MPIDI_UCX_notify_send(win, target_rank, s, (char *) origin_addr + o_lb,
                                           o_bytes);

@@ -29,9 +29,6 @@ static bool at_once_due;
  * before the burst's next put arrived (over tcp a send is a system call of
  * several microseconds; doc/benchmarks.md, 2026-11-28, fourth session). */
 #define DEFER_ROUNDS 16
-/* A flush that found at most this many puts since the previous one makes
- * the next puts ask for their answers (predict) */
-#define ASK_BURST 8
 /* netmod progress calls left before the deferred answers go alone (0:
  * none owed).  Counted in the netmod's progress (ucx_progress.h), not by an
  * MPICH progress hook: MPIDIG's synchronisation calls (MPI_Win_wait, say)
@@ -207,13 +204,14 @@ int MPIDI_UCX_notify_tick(void)
 }
 
 /* At a flush: the next puts to target ask for their answer themselves if
- * this flush found at most ASK_BURST puts since the previous one; a flush
- * that found none (after gets, say) leaves the prediction as it was. */
+ * this flush found at most MPIDI_UCX_NOTIFY_ASK_BURST puts since the
+ * previous one; a flush that found none (after gets, say) leaves the
+ * prediction as it was. */
 static void predict(MPIDI_UCX_notify_win_t * nw, int target)
 {
     uint64_t since = nw->issued[target] - nw->at_flush[target];
     if (since > 0)
-        nw->ask[target] = since <= ASK_BURST;
+        nw->ask[target] = since <= MPIDI_UCX_NOTIFY_ASK_BURST;
     nw->at_flush[target] = nw->issued[target];
 }
 
