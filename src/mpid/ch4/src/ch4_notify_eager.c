@@ -7,9 +7,10 @@
  * it receives on it (MPIDI_Notify_eager_set_carrier).  Matched: arrived()
  * copies the data into the window and hands the notification to
  * MPIR_Notify_arrive with its sequence number.  Completed: the answer
- * (EAGER_ACK, or the ack field of the target's next put to the origin)
- * lowers MPIDIG's local and remote completion counters, which every
- * synchronisation call already waits for.
+ * (EAGER_ACK, or the ack field of the target's next put to the origin),
+ * which a put or the origin's flush asked for, advances acked, which
+ * MPI_Win_flush and unlock wait for (MPIDI_Notify_eager_ask), and in
+ * fence and start epochs lowers MPIDIG's completion counters.
  */
 
 #include "mpidimpl.h"
@@ -283,25 +284,31 @@ static int answer(MPIDI_Notify_eager_win_t * e, int origin)
     return MPI_SUCCESS;
 }
 
-/* Whether the answer also lowers MPIDIG's local completion counter, as
- * the acknowledgement completes an MPIDIG put's request: in fence and
+/* Whether a put counts in MPIDIG's completion counters until its answer
+ * comes, as an MPIDIG put does until its acknowledgement: in fence and
  * start epochs, whose closing calls (MPI_Win_fence, MPI_Win_complete) wait
- * for local completion only.  Not in lock epochs: MPI_Win_unlock and
- * MPI_Win_flush wait for the remote counter, which the answer lowers, and
- * MPI_Win_flush_local (passive target only) then completes with the send,
- * without the target's progress (a producer that computes while the
- * consumer does: bench/pipeline).  The epoch is the same when the answer
- * comes, since every call that ends one waits for it. */
-static bool answer_is_local(MPIR_Win * win)
+ * for MPIDIG's local counters, and whose puts all ask for their answers.
+ * Not in lock epochs: there MPIDIG counts only the send (MPI_Win_flush_local,
+ * passive target only, then completes with it, without the target's
+ * progress: a producer that computes while the consumer does,
+ * bench/pipeline), and MPI_Win_flush and unlock wait for the answers
+ * themselves, in MPIDI_Notify_eager_ask, for the puts issued before them:
+ * a put that progress issues while they wait (a request's completion
+ * function, another thread) is not theirs to wait for, and had it counted
+ * in MPIDIG's remote counter, unasked, the flush would never end.  The
+ * epoch is the same when the answer comes, since every call that ends one
+ * waits for it. */
+static bool counted_by_mpidig(MPIR_Win * win)
 {
     int epoch = MPIDIG_WIN(win, sync).access_epoch_type;
     return epoch != MPIDIG_EPOTYPE_LOCK && epoch != MPIDIG_EPOTYPE_LOCK_ALL;
 }
 
-/* origin: the target says its puts up to ack are done.  Each put counted
- * in the completion counters MPIDIG_win_cmpl_cnts_incr chose, per target or
- * (in a fence epoch) per window.  One lookup of the target for the answer,
- * however many puts it covers. */
+/* origin: the target says its puts up to ack are done.  Outside lock
+ * epochs each put counted in the completion counters
+ * MPIDIG_win_cmpl_cnts_incr chose, per target or (in a fence epoch) per
+ * window: one lookup of the target for the answer, however many puts it
+ * covers. */
 static void take_answer(MPIR_Win * win, MPIDI_Notify_eager_win_t * e, int target, uint64_t ack)
 {
     MPIR_cc_t *local, *remote;
@@ -309,26 +316,22 @@ static void take_answer(MPIR_Win * win, MPIDI_Notify_eager_win_t * e, int target
     /* answers are cumulative and may pass each other */
     if (e->acked[target] >= ack)
         return;
-    switch (MPIDIG_WIN(win, sync).access_epoch_type) {
-        case MPIDIG_EPOTYPE_LOCK:
-        case MPIDIG_EPOTYPE_LOCK_ALL:
-        case MPIDIG_EPOTYPE_START:{
-                MPIDIG_win_target_t *t = MPIDIG_win_target_find(win, target);
-                MPIR_Assert(t);
-                local = &t->local_cmpl_cnts;
-                remote = &t->remote_cmpl_cnts;
-                break;
-            }
-        default:
-            local = &MPIDIG_WIN(win, local_cmpl_cnts);
-            remote = &MPIDIG_WIN(win, remote_cmpl_cnts);
-            break;
+    if (!counted_by_mpidig(win)) {
+        e->acked[target] = ack;
+        return;
     }
-    bool lowers_local = answer_is_local(win);
+    if (MPIDIG_WIN(win, sync).access_epoch_type == MPIDIG_EPOTYPE_START) {
+        MPIDIG_win_target_t *t = MPIDIG_win_target_find(win, target);
+        MPIR_Assert(t);
+        local = &t->local_cmpl_cnts;
+        remote = &t->remote_cmpl_cnts;
+    } else {
+        local = &MPIDIG_WIN(win, local_cmpl_cnts);
+        remote = &MPIDIG_WIN(win, remote_cmpl_cnts);
+    }
     for (; e->acked[target] < ack; e->acked[target]++) {
         MPIR_cc_dec(remote);
-        if (lowers_local)
-            MPIR_cc_dec(local);
+        MPIR_cc_dec(local);
     }
 }
 
@@ -538,22 +541,25 @@ int MPIDI_Notify_eager_put(const void *buf, MPI_Aint bytes, int target, MPI_Aint
     carry_answer(e, target, &hdr);
     if (compact && hdr.ack)
         hdr.ack -= e->told_compact[target];
-    /* MPIDIG's counters, which every synchronisation call waits for: the
-     * answer lowers the remote one and, outside lock epochs, the local one
-     * (answer_is_local); the send's completion lowers the local one
-     * (buffer free) */
+    /* MPIDIG's counters: the send's completion lowers the local one
+     * (buffer free); outside lock epochs the answer lowers both
+     * (counted_by_mpidig) */
     MPIR_cc_t *local;
-    bool answer_local = answer_is_local(win);
-    MPIDIG_win_cmpl_cnts_incr(win, target, &local);
-    if (answer_local)
+    bool in_mpidig = counted_by_mpidig(win);
+    if (in_mpidig) {
+        MPIDIG_win_cmpl_cnts_incr(win, target, &local);
         MPIR_cc_inc(local);
+    } else {
+        local = &MPIDIG_win_target_get(win, target)->local_cmpl_cnts;
+        MPIR_cc_inc(local);
+    }
     sreq->completion_notification = local;
     e->issued[target]++;
     /* asks as the last flush predicted, but not beyond ASK_BURST puts
      * since: a stream that MPI_Win_flush_local completes has no answer to
      * wait for */
     uint64_t asked = e->asked[target];
-    if (answer_local ||
+    if (in_mpidig ||
         (e->ask[target] && e->issued[target] - e->at_flush[target] <= ASK_BURST)) {
         hdr.kind |= EAGER_ASK;
         e->asked[target] = e->issued[target];
@@ -575,9 +581,10 @@ int MPIDI_Notify_eager_put(const void *buf, MPI_Aint bytes, int target, MPI_Aint
         e->issued[target]--;
         e->asked[target] = asked;
         MPIR_Notify_unnumber(win, target, hdr.seq);
-        MPIDIG_win_remote_cmpl_cnt_decr(win, target);
-        if (answer_local)
+        if (in_mpidig) {
+            MPIDIG_win_remote_cmpl_cnt_decr(win, target);
             MPIR_cc_dec(local);
+        }
         if (ureq)
             MPIR_Request_free(sreq);
         MPID_Request_complete(sreq);
@@ -628,33 +635,27 @@ static void predict(MPIDI_Notify_eager_win_t * e, int target)
     e->at_flush[target] = e->issued[target];
 }
 
-int MPIDI_Notify_eager_ask(MPIR_Win * win, int target)
+/* origin: progress until target has answered its puts up to upto (settle:
+ * every put, asking again for those issued meanwhile) */
+static int await_answers(MPIR_Win * win, int target, uint64_t upto, bool settle)
 {
     int mpi_errno = MPI_SUCCESS;
     int vci = MPIDI_WIN(win, am_vci);
     MPIDI_Notify_eager_win_t *e = head_of(win)->dev;
-    int lo = target < 0 ? 0 : target, hi = target < 0 ? win->comm_ptr->local_size : target + 1;
-
-    MPID_THREAD_CS_ENTER(VCI, MPIDI_VCI(vci).lock);
-    for (int r = lo; r < hi && !mpi_errno; r++) {
-        predict(e, r);
-        mpi_errno = ask_for(e, r);
-    }
-    MPID_THREAD_CS_EXIT(VCI, MPIDI_VCI(vci).lock);
-    return mpi_errno;
-}
-
-int MPIDI_Notify_eager_settle(MPIR_Win * win, int target)
-{
-    int mpi_errno = MPI_SUCCESS;
-    int vci = MPIDI_WIN(win, am_vci);
-    MPID_THREAD_CS_ENTER(VCI, MPIDI_VCI(vci).lock);
-    mpi_errno = ask_for(head_of(win)->dev, target);
-    MPID_THREAD_CS_EXIT(VCI, MPIDI_VCI(vci).lock);
-    MPIR_ERR_CHECK(mpi_errno);
-    /* the answer comes within DEFER_ROUNDS rounds of the target's
-     * progress, or at once to a FLUSH */
-    while (MPIDI_Notify_eager_unacked(win, target)) {
+    for (;;) {
+        MPID_THREAD_CS_ENTER(VCI, MPIDI_VCI(vci).lock);
+        if (settle) {
+            upto = e->issued[target];
+            mpi_errno = ask_for(e, target);
+        }
+        bool done = e->acked[target] >= upto;
+        MPID_THREAD_CS_EXIT(VCI, MPIDI_VCI(vci).lock);
+        MPIR_ERR_CHECK(mpi_errno);
+        if (done)
+            break;
+        /* the answer comes within DEFER_ROUNDS rounds of the target's
+         * progress, or at once to a FLUSH */
+        MPIDIG_rma_netmod_waited();
         mpi_errno = MPIDI_progress_test_vci(vci);
         MPIR_ERR_CHECK(mpi_errno);
         MPID_THREAD_CS_YIELD(GLOBAL, MPIR_THREAD_GLOBAL_ALLFUNC_MUTEX);
@@ -662,6 +663,34 @@ int MPIDI_Notify_eager_settle(MPIR_Win * win, int target)
     mpi_errno = take_deferred();
   fn_fail:
     return mpi_errno;
+}
+
+int MPIDI_Notify_eager_ask(MPIR_Win * win, int target)
+{
+    int mpi_errno = MPI_SUCCESS;
+    int vci = MPIDI_WIN(win, am_vci);
+    MPIDI_Notify_eager_win_t *e = head_of(win)->dev;
+    int lo = target < 0 ? 0 : target, hi = target < 0 ? win->comm_ptr->local_size : target + 1;
+
+    /* fence and start epochs: MPIDIG's counters wait for the answers */
+    if (counted_by_mpidig(win))
+        return MPI_SUCCESS;
+    /* ask every target first, then wait for each: at_flush keeps what
+     * this call waits for (a later flush only waits for more) */
+    MPID_THREAD_CS_ENTER(VCI, MPIDI_VCI(vci).lock);
+    for (int r = lo; r < hi && !mpi_errno; r++) {
+        predict(e, r);
+        mpi_errno = ask_for(e, r);
+    }
+    MPID_THREAD_CS_EXIT(VCI, MPIDI_VCI(vci).lock);
+    for (int r = lo; r < hi && !mpi_errno; r++)
+        mpi_errno = await_answers(win, r, e->at_flush[r], false);
+    return mpi_errno;
+}
+
+int MPIDI_Notify_eager_settle(MPIR_Win * win, int target)
+{
+    return await_answers(win, target, 0, true);
 }
 
 void MPIDI_Notify_eager_win_free(MPIR_Win * win)

@@ -12,12 +12,13 @@
  * inject size, which the tcp provider acknowledges before it reports the
  * target's completion (ofi_notify.c).
  *
- * Completion is MPICH's own: each put counts in MPIDIG's per-target (or, in
- * a fence epoch, per-window) local and remote completion counters, as an
- * MPIDIG put does, so MPI_Win_flush(_local)(_all), unlock(_all), fence and
- * complete wait for it unchanged; the answer lowers both (as the
- * acknowledgement completes an MPIDIG put's request), the send's completion
- * the local one once more.  Order: every put carries the window's
+ * Completion: each put counts in MPIDIG's local completion counter, which
+ * the send's completion lowers, so MPI_Win_flush_local(_all) waits for it
+ * unchanged.  In fence and start epochs it also counts in MPIDIG's remote
+ * counter and once more in the local one, as an MPIDIG put does until its
+ * acknowledgement, and the answer lowers both: fence and complete wait for
+ * it unchanged.  In lock epochs MPI_Win_flush(_all) and unlock(_all) wait
+ * for the answers themselves (MPIDI_Notify_eager_ask).  Order: every put carries the window's
  * per-(origin, target) sequence number, so the target restores issue order
  * against the netmod's own path, whose notifications are numbered but
  * carried unnumbered (in order): the netmod sends none of those while a
@@ -153,12 +154,13 @@ int MPIDI_Notify_eager_settle(struct MPIR_Win *win, int target);
  * the origin's recent flushes say one will wait for it (at most a few puts
  * between them: a put + flush exchange, whose answer rides on the reply);
  * otherwise MPI_Win_flush or unlock asks, with one FLUSH message for the
- * puts since, before MPIDIG waits for its remote completion counter.  A
+ * puts since, and waits for the answers to the puts issued before it.  A
  * stream of puts completed by MPI_Win_flush_local (a pipeline, a tree)
  * then costs the target no answers at all.  Puts of fence and start
- * epochs always ask (those epochs end on local completion counters).
- * From the netmod's remote-completion hooks (ofi_win.h): target, or -1
- * for every target (flush_all, unlock_all, fence, complete). */
+ * epochs always ask, and MPIDIG's counters wait for them.  From the
+ * netmod's remote-completion hooks (ofi_win.h), before MPIDIG's own
+ * waits: target, or -1 for every target (flush_all, unlock_all, and
+ * fence and complete, where it does nothing). */
 int MPIDI_Notify_eager_ask(struct MPIR_Win *win, int target);
 static inline int MPIDI_Notify_eager_cmpl_hook(struct MPIR_Win *win, int target)
 {
