@@ -546,13 +546,11 @@ int MPIDI_Notify_eager_put(const void *buf, MPI_Aint bytes, int target, MPI_Aint
      * (counted_by_mpidig) */
     MPIR_cc_t *local;
     bool in_mpidig = counted_by_mpidig(win);
-    if (in_mpidig) {
-        MPIDIG_win_cmpl_cnts_incr(win, target, &local);
-        MPIR_cc_inc(local);
-    } else {
+    if (in_mpidig)
+        MPIDIG_win_cmpl_cnts_incr(win, target, &local);        /* both, for the answer */
+    else
         local = &MPIDIG_win_target_get(win, target)->local_cmpl_cnts;
-        MPIR_cc_inc(local);
-    }
+    MPIR_cc_inc(local);         /* for the send */
     sreq->completion_notification = local;
     e->issued[target]++;
     /* asks as the last flush predicted, but not beyond ASK_BURST puts
