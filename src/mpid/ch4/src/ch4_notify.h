@@ -32,6 +32,29 @@ MPL_STATIC_INLINE_PREFIX int MPIDI_Notify_range_check(int target_rank, MPI_Aint 
     return MPIDI_Notify_range_check_slow(target_rank, first, target_count, target_datatype, size);
 }
 
+/* Answers on demand (the libfabric eager path, UCX), per target: a flush
+ * that found at most MPIDI_NOTIFY_ASK_BURST puts since the previous one
+ * predicts a put + flush exchange or a short burst, and the puts after it,
+ * up to as many again, ask for their answers themselves (it rides on the
+ * reply); other puts leave the asking to the flush, so that a stream that
+ * MPI_Win_flush_local completes costs no answers.  A flush that found no
+ * puts (after gets, say) leaves the prediction as it was. */
+#define MPIDI_NOTIFY_ASK_BURST 8
+
+MPL_STATIC_INLINE_PREFIX void MPIDI_Notify_predict_ask(uint64_t issued, uint64_t * at_flush,
+                                                       bool * ask)
+{
+    if (issued != *at_flush)
+        *ask = issued - *at_flush <= MPIDI_NOTIFY_ASK_BURST;
+    *at_flush = issued;
+}
+
+/* issued counts the put that asks or not */
+MPL_STATIC_INLINE_PREFIX bool MPIDI_Notify_put_asks(bool ask, uint64_t issued, uint64_t at_flush)
+{
+    return ask && issued - at_flush <= MPIDI_NOTIFY_ASK_BURST;
+}
+
 /* A window by MPICH's id, for the transports whose messages name their
  * window by it (the node's rings, eager messages): a stream of
  * notifications mostly repeats the last window, and a lookup in MPICH's

@@ -55,10 +55,6 @@ typedef MPIDI_Notify_eager_hdr_t eager_hdr_t;
  * this one) ran its two halves in turn (doc/benchmarks.md, 2026-11-28,
  * seventh session).  Answers deferred for other origins keep their count. */
 static bool at_once_due;
-/* A flush that found at most this many puts to its target since the
- * previous one makes the next puts of a lock epoch ask for their answers
- * (as on the UCX path, ucx_notify_flush.c) */
-#define ASK_BURST 8
 
 static int handler_id = -1;
 static int owed_rounds;         /* netmod progress calls left before the answers go */
@@ -553,12 +549,9 @@ int MPIDI_Notify_eager_put(const void *buf, MPI_Aint bytes, int target, MPI_Aint
     MPIR_cc_inc(local);         /* for the send */
     sreq->completion_notification = local;
     e->issued[target]++;
-    /* asks as the last flush predicted, but not beyond ASK_BURST puts
-     * since: a stream that MPI_Win_flush_local completes has no answer to
-     * wait for */
     uint64_t asked = e->asked[target];
     if (in_mpidig ||
-        (e->ask[target] && e->issued[target] - e->at_flush[target] <= ASK_BURST)) {
+        MPIDI_Notify_put_asks(e->ask[target], e->issued[target], e->at_flush[target])) {
         hdr.kind |= EAGER_ASK;
         e->asked[target] = e->issued[target];
     }
@@ -622,17 +615,6 @@ static int ask_for(MPIDI_Notify_eager_win_t * e, int target)
     return MPI_SUCCESS;
 }
 
-/* At a flush: the next puts to target ask for their answers if this flush
- * found at most ASK_BURST since the previous one; a flush that found none
- * (after gets, say) leaves the prediction as it was. */
-static void predict(MPIDI_Notify_eager_win_t * e, int target)
-{
-    uint64_t since = e->issued[target] - e->at_flush[target];
-    if (since > 0)
-        e->ask[target] = since <= ASK_BURST;
-    e->at_flush[target] = e->issued[target];
-}
-
 /* origin: progress until target has answered its puts up to upto (settle:
  * every put, asking again for those issued meanwhile) */
 static int await_answers(MPIR_Win * win, int target, uint64_t upto, bool settle)
@@ -677,7 +659,7 @@ int MPIDI_Notify_eager_ask(MPIR_Win * win, int target)
      * this call waits for (a later flush only waits for more) */
     MPID_THREAD_CS_ENTER(VCI, MPIDI_VCI(vci).lock);
     for (int r = lo; r < hi && !mpi_errno; r++) {
-        predict(e, r);
+        MPIDI_Notify_predict_ask(e->issued[r], &e->at_flush[r], &e->ask[r]);
         mpi_errno = ask_for(e, r);
     }
     MPID_THREAD_CS_EXIT(VCI, MPIDI_VCI(vci).lock);

@@ -39,7 +39,7 @@
  * trip per flush that has work, none per access, none for a flush with
  * nothing outstanding.  In the put, flush, put, flush pattern, or with a
  * short burst of puts before each flush (a flush that found at most
- * MPIDI_UCX_NOTIFY_ASK_BURST puts since the previous one), the next puts
+ * MPIDI_NOTIFY_ASK_BURST puts since the previous one), the next puts
  * (as many again) ask for the answer themselves (PUT{count = issued}), so
  * the flush sends nothing and waits for one message instead of two; a
  * longer stream of puts keeps one FLUSH per flush (an answer per put would
@@ -78,6 +78,7 @@
 
 #include "mpidimpl.h"
 #include "ucx_notify_impl.h"
+#include "ch4_notify.h"
 
 /* the window's UCX state if the path table says ucx-am for target (NULL
  * also if it cannot be had: then the generic path) */
@@ -138,8 +139,8 @@ int MPIDI_UCX_notify_access(void *origin_addr, int origin_count, MPI_Datatype or
     s->win = win;
     if (is_put) {
         nw->issued[target_rank]++;
-        if (nw->ask[target_rank] &&
-            nw->issued[target_rank] - nw->at_flush[target_rank] <= MPIDI_UCX_NOTIFY_ASK_BURST)
+        if (MPIDI_Notify_put_asks(nw->ask[target_rank], nw->issued[target_rank],
+                                  nw->at_flush[target_rank]))
             s->hdr.count = nw->asked[target_rank] = nw->issued[target_rank];
         mpi_errno = MPIDI_UCX_notify_send(win, target_rank, s, (char *) origin_addr + o_lb,
                                           o_bytes);

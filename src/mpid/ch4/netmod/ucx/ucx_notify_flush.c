@@ -7,6 +7,7 @@
 
 #include "mpidimpl.h"
 #include "ucx_notify_impl.h"
+#include "ch4_notify.h"
 #include "utlist.h"
 
 /* answers sent at once after a deferral found no message to ride on */
@@ -203,18 +204,6 @@ int MPIDI_UCX_notify_tick(void)
     return mpi_errno ? mpi_errno : e;
 }
 
-/* At a flush: the next puts to target ask for their answer themselves if
- * this flush found at most MPIDI_UCX_NOTIFY_ASK_BURST puts since the
- * previous one; a flush that found none (after gets, say) leaves the
- * prediction as it was. */
-static void predict(MPIDI_UCX_notify_win_t * nw, int target)
-{
-    uint64_t since = nw->issued[target] - nw->at_flush[target];
-    if (since > 0)
-        nw->ask[target] = since <= MPIDI_UCX_NOTIFY_ASK_BURST;
-    nw->at_flush[target] = nw->issued[target];
-}
-
 /* whether target (or every target, -1) still has what the completion waits for */
 static bool pending(MPIR_Win * win, MPIDI_UCX_notify_win_t * nw, int target, bool local,
                     const uint64_t * want)
@@ -242,7 +231,8 @@ int MPIDI_UCX_notify_cmpl(MPIR_Win * win, int target, bool local)
         nw->acked[target] >= nw->issued[target]) {
         /* nothing to wait for (every access to a target on the ring path) */
         if (!local)
-            predict(nw, target);
+            MPIDI_Notify_predict_ask(nw->issued[target], &nw->at_flush[target],
+                                     &nw->ask[target]);
         return MPIDI_UCX_notify_take_deferred();
     }
     int vni = MPIDI_UCX_get_win_vni(win);
@@ -256,7 +246,7 @@ int MPIDI_UCX_notify_cmpl(MPIR_Win * win, int target, bool local)
         want[r - lo] = nw->issued[r];
         if (local)
             continue;
-        predict(nw, r);
+        MPIDI_Notify_predict_ask(nw->issued[r], &nw->at_flush[r], &nw->ask[r]);
         if (nw->acked[r] >= nw->issued[r] || nw->asked[r] == nw->issued[r])
             continue;   /* confirmed, or the answer is on its way */
         send_t *s = MPIDI_UCX_notify_new_send(win, MSG_FLUSH, win->comm_ptr->rank);

@@ -71,10 +71,6 @@ void MPIDI_UCX_notify_forget_window(MPIR_Win * win);
 int MPIDI_UCX_notify_send(MPIR_Win * win, int rank, send_t * s, const void *buf, size_t bytes);
 int MPIDI_UCX_notify_send_ack(MPIR_Win * win, int origin);
 int MPIDI_UCX_notify_answer(MPIR_Win * win, int origin);
-/* A flush that found at most this many puts since the previous one makes
- * the next puts (up to as many again) ask for their answers (predict, in
- * ucx_notify_flush.c) */
-#define MPIDI_UCX_NOTIFY_ASK_BURST 8
 int MPIDI_UCX_notify_flush_request(MPIR_Win * win, const hdr_t * h);
 int MPIDI_UCX_notify_send_owed(MPIDI_UCX_notify_win_t * nw, bool alone);
 
