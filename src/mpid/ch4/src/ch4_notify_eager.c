@@ -528,10 +528,16 @@ int MPIDI_Notify_eager_put(const void *buf, MPI_Aint bytes, int target, MPI_Aint
         mpi_errno = MPIDI_NOTIFY_EAGER_DECLINED;
         goto fn_exit;
     }
-    /* a second reference for the user's request */
-    sreq = MPIDIG_request_create(MPIR_REQUEST_KIND__RMA, ureq ? 2 : 1, vci, vci);
-    MPIR_ERR_CHKANDJUMP(!sreq, mpi_errno, MPIX_ERR_NOREQ, "**nomemreq");
-    sreq->u.rma.win = win;
+    /* A compact message the carrier injects is done with buf when the
+     * send returns: no request, no completion to wait for (sockets: 8 B
+     * to its inject size).  Otherwise the send's request, with a second
+     * reference for the user's. */
+    bool injected = compact && !ureq && bytes <= carrier->inject_max;
+    if (!injected) {
+        sreq = MPIDIG_request_create(MPIR_REQUEST_KIND__RMA, ureq ? 2 : 1, vci, vci);
+        MPIR_ERR_CHKANDJUMP(!sreq, mpi_errno, MPIX_ERR_NOREQ, "**nomemreq");
+        sreq->u.rma.win = win;
+    }
 
     hdr.seq = MPIR_Notify_take_seq(win->notify, target);
     carry_answer(e, target, &hdr);
@@ -540,14 +546,16 @@ int MPIDI_Notify_eager_put(const void *buf, MPI_Aint bytes, int target, MPI_Aint
     /* MPIDIG's counters: the send's completion lowers the local one
      * (buffer free); outside lock epochs the answer lowers both
      * (counted_by_mpidig) */
-    MPIR_cc_t *local;
+    MPIR_cc_t *local = NULL;
     bool in_mpidig = counted_by_mpidig(win);
     if (in_mpidig)
         MPIDIG_win_cmpl_cnts_incr(win, target, &local);        /* both, for the answer */
-    else
+    else if (sreq)
         local = &MPIDIG_win_target_get(win, target)->local_cmpl_cnts;
-    MPIR_cc_inc(local);         /* for the send */
-    sreq->completion_notification = local;
+    if (sreq) {
+        MPIR_cc_inc(local);     /* for the send */
+        sreq->completion_notification = local;
+    }
     e->issued[target]++;
     uint64_t asked = e->asked[target];
     if (in_mpidig ||
@@ -578,7 +586,8 @@ int MPIDI_Notify_eager_put(const void *buf, MPI_Aint bytes, int target, MPI_Aint
         }
         if (ureq)
             MPIR_Request_free(sreq);
-        MPID_Request_complete(sreq);
+        if (sreq)
+            MPID_Request_complete(sreq);
         if (hdr.ack)            /* the answer did not go either: owed again */
             (void) answer(e, target);
         goto fn_fail;

@@ -90,7 +90,9 @@ typedef struct {
  * alone in its payload, so that a message holds up to compact_max bytes;
  * otherwise hdr travels first, as it is, and stays valid until sreq
  * completes.  The carrier calls MPIDI_Notify_eager_sent(sreq) when the
- * send is done.  An origin uses it towards a target once a message from
+ * send is done.  A compact message of at most inject_max bytes may go
+ * with sreq NULL: the carrier injects it, done with data on return, and
+ * reports no completion.  An origin uses it towards a target once a message from
  * that target said it is armed; until then, and to targets that never arm,
  * active messages carry the puts. */
 typedef struct {
@@ -100,6 +102,7 @@ typedef struct {
     bool (*fits) (struct MPIR_Win * win, int target, const MPIDI_Notify_eager_hdr_t * hdr,
                   MPI_Aint bytes);
     MPI_Aint compact_max;
+    MPI_Aint inject_max;
 } MPIDI_Notify_eager_carrier_t;
 void MPIDI_Notify_eager_set_carrier(const MPIDI_Notify_eager_carrier_t * c);
 int MPIDI_Notify_eager_deliver(const void *msg, MPI_Aint len, MPIR_Notify_path_t path);

@@ -145,14 +145,16 @@ static int carrier_send(MPIR_Win * win, int target, const MPIDI_Notify_eager_hdr
         .iov_count = bytes > 0 ? 2 : 1,
         .addr = MPIDI_OFI_notify_dest(win, target),
         .tag = tag_bit,
-        .context = &MPIDI_OFI_REQUEST(sreq, context),
+        .context = sreq ? &MPIDI_OFI_REQUEST(sreq, context) : NULL,
     };
     /* The answer, not the provider, says the put is done at the target:
      * completion when the buffers may be reused is all a send needs.  Asked
      * for more, sockets answers every send with a message of its own, on the
      * target's critical path (doc/benchmarks.md, 2026-11-28, fourth
-     * session). */
-    uint64_t flags = FI_COMPLETION | FI_INJECT_COMPLETE;
+     * session).  Without sreq, an injected message asks for none at all
+     * (MPICH binds its CQ with FI_SELECTIVE_COMPLETION), as MPI_Send's
+     * fi_tinjectdata. */
+    uint64_t flags = (sreq ? FI_COMPLETION : 0) | FI_INJECT_COMPLETE;
 
     if (compact) {
         uint64_t low = 0;
@@ -167,7 +169,9 @@ static int carrier_send(MPIR_Win * win, int target, const MPIDI_Notify_eager_hdr
     size_t len = iov[1].iov_len + (compact ? 0 : iov[0].iov_len);
     if (len <= MPIDI_OFI_global.max_buffered_send)
         flags |= FI_INJECT;
-    MPIDI_OFI_REQUEST(sreq, event_id) = MPIDI_OFI_EVENT_NOTIFY;
+    MPIR_Assert(sreq || (compact && (flags & FI_INJECT)));
+    if (sreq)
+        MPIDI_OFI_REQUEST(sreq, event_id) = MPIDI_OFI_EVENT_NOTIFY;
     MPIDI_OFI_CALL_RETRY(fi_tsendmsg(MPIDI_OFI_global.ctx[ctx_index()].tx, &msg, flags),
                          vni, tsendmsg, FALSE);
   fn_fail:
@@ -210,7 +214,7 @@ int MPIDI_OFI_notify_tagged_event(int vni, struct fi_cq_tagged_entry *wc, MPIR_R
     return mpi_errno ? mpi_errno : err;
 }
 
-static const MPIDI_Notify_eager_carrier_t carrier = {
+static MPIDI_Notify_eager_carrier_t carrier = {
     .arm = carrier_arm,
     .send = carrier_send,
     .fits = carrier_fits,
@@ -247,5 +251,6 @@ void MPIDI_OFI_notify_tagged_init(void)
         tag_bits > MPIDI_OFI_CW_FIXED_BITS;
     rx_size = (size_t) MPL_MAX(MPIDI_Notify_eager_msg_max(),
                                compact_on ? carrier.compact_max : 0);
+    carrier.inject_max = compact_on ? (MPI_Aint) MPIDI_OFI_global.max_buffered_send : 0;
     MPIDI_Notify_eager_set_carrier(&carrier);
 }
