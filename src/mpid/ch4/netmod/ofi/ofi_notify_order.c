@@ -67,6 +67,10 @@ int MPIDI_OFI_notify_after(MPIR_Win * win, int target, const uint64_t * words, i
     MPIDI_OFI_notify_win_t *nw = MPIDI_OFI_WIN(win).notify;
 
     MPIDI_OFI_notify_count_issued(win, nwords);
+    /* nothing to send and nothing for later ones to wait for (the word
+     * rode on its write): no entry, as for most puts of the path */
+    if (nwords == 0 && !req)
+        return MPI_SUCCESS;
     /* one word cannot be split: at once if nothing waits before it (two go
      * through the queue, whose head send_ready keeps while they go out).  An
      * access that a completion function makes during this word's retry may
