@@ -36,7 +36,10 @@
  *      notify_answers_sent) and the origin no FLUSH
  *      (notify_answers_asked); the MPI_Win_flush after it asks once, and
  *      a plain MPI_Get then reads the last put's bytes; in a put + flush
- *      exchange only the first flush asks, later puts ask themselves. */
+ *      exchange only the first flush asks, later puts ask themselves;
+ *   J. a completion function (MPIX_Continue on a receive) issues a put
+ *      from MPI's progress after a stream of unasked puts and its flush:
+ *      the next flush completes it, MPI_Get reads its bytes (mid_stream). */
 #include <errno.h>
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -532,6 +535,70 @@ static void on_demand(MPI_Win win, char *base, int rank)
     MPI_OK(MPI_T_pvar_handle_free(session, &c.h));
 }
 
+/* J: a put that a completion function issues from MPI's progress after a
+ * stream of unasked puts and the flush that ended it (mid_stream).  That
+ * flush leaves later puts unasked; the function's put must still be the
+ * next flush's to complete, with its data in place.  (MPI_Win_flush's own
+ * waits run only the netmod's and shm's progress with one VCI, not the
+ * progress hooks that run completion functions, so none runs inside it.) */
+static MPI_Win j_win;
+static volatile int j_calls;
+static char j_src[KB];
+
+static int j_put(int error_code, void *data)
+{
+    (void) data;
+    j_calls++;
+    memset(j_src, 77, KB);
+    if (error_code == MPI_SUCCESS)
+        MPI_OK(MPI_Put_notify(j_src, KB, MPI_BYTE, 1, KB, KB, MPI_BYTE, j_win, 8));
+    return MPI_SUCCESS;
+}
+
+static void mid_stream(MPI_Win win, char *base, int rank)
+{
+    char path[64], why[64];
+    int lo, hi;
+    int run = eager_range(win, rank ^ 1, &lo, &hi, path, why) && lo <= KB && KB <= hi;
+    MPI_Bcast(&run, 1, MPI_INT, 0, MPI_COMM_WORLD);     /* the origin's view */
+    if (!run)
+        return;
+    static char src[KB], back[KB];
+    int token = 0, flag;
+    j_win = win;
+    if (rank == 0) {
+        MPI_Request r;
+        MPI_OK(MPI_Irecv(&token, 1, MPI_INT, 1, 9, MPI_COMM_WORLD, &r));
+        MPI_OK(MPIX_Continue(&r, j_put, NULL, 0, MPI_STATUS_IGNORE, MPI_REQUEST_NULL));
+        for (int i = 0; i < NI; i++) {
+            memset(src, i + 1, KB);
+            MPI_OK(MPI_Put_notify(src, KB, MPI_BYTE, 1, 0, KB, MPI_BYTE, win, 7));
+        }
+        MPI_OK(MPI_Win_flush(1, win));
+        /* rank 1 sends once the stream is in; the function runs from the
+         * progress of a call that runs completion functions */
+        double t0 = MPI_Wtime();
+        while (j_calls == 0 && MPI_Wtime() - t0 < 20)
+            MPI_OK(MPI_Iprobe(1, 99, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE));
+        CHECK(j_calls == 1, "J: the completion function ran %d times, want 1", j_calls);
+        MPI_OK(MPI_Win_flush(1, win));
+        MPI_OK(MPI_Get(back, KB, MPI_BYTE, 1, KB, KB, MPI_BYTE, win));
+        MPI_OK(MPI_Win_flush(1, win));
+        CHECK(back[0] == 77 && back[KB - 1] == 77, "J: read back %d %d, want 77", back[0],
+              back[KB - 1]);
+    } else {
+        wait_tag(win, 0, 7, NI);
+        CHECK(base[0] == NI && base[KB - 1] == NI, "J: stream data %d %d, want %d", base[0],
+              base[KB - 1], NI);
+        token = 1;
+        MPI_OK(MPI_Send(&token, 1, MPI_INT, 0, 9, MPI_COMM_WORLD));
+        wait_tag(win, 0, 8, 1);
+        CHECK(base[KB] == 77 && base[2 * KB - 1] == 77, "J: the function's put: %d %d",
+              base[KB], base[2 * KB - 1]);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+}
+
 int main(int argc, char **argv)
 {
     int rank, provided;
@@ -556,6 +623,7 @@ int main(int argc, char **argv)
     first_full(rank);
     flush_local_alone(win, base, rank);
     on_demand(win, base, rank);
+    mid_stream(win, base, rank);
 
     MPI_OK(MPI_Win_unlock_all(win));
     MPI_OK(MPIX_Win_free_notify(win));
