@@ -76,6 +76,7 @@ static int arrive(MPIR_Win * win, MPIR_Notify_path_t via, int src, int tag, MPI_
 /* Every path hands its arrivals here.  Inline, the common cases: in its
  * origin's order with nothing parked behind it, a counter update, the
  * notification that completes the one request posted for its (src, tag),
+ * one counted toward the request posted for it (the rest of a count),
  * or, with none posted, the newest unexpected entry of a bucket that
  * exists (no wildcard request posted in either case).  They do what
  * arrive() and MPIR_Notify_deliver() do without their general steps
@@ -105,13 +106,18 @@ int MPIR_Notify_arrive(MPIR_Win * win, MPIR_Notify_path_t via, int src, int tag,
         if (unlikely(nw->wild_head || !(b = MPIR_Notify_bucket_find(nw, src, tag))))
             return arrive(win, via, src, tag, bytes, seq);
         if ((r = b->req_head)) {
-            if (unlikely(r->matched + 1 != r->expected))
-                return arrive(win, via, src, tag, bytes, seq);
-            r->matched++;
-            r->req->status.MPI_SOURCE = src;
-            r->req->status.MPI_TAG = tag;
-            MPIR_STATUS_SET_COUNT(r->req->status, bytes);
-            int mpi_errno = MPIR_Notify_finish(nw, r);
+            int mpi_errno;
+            if (r->matched + 1 != r->expected) {
+                /* one of several the request counts (its entry kept) */
+                mpi_errno = MPIR_Notify_count_toward(nw, r, b, src, tag, bytes,
+                                                     nw->arrival_counter + 1, NULL);
+            } else {
+                r->matched++;
+                r->req->status.MPI_SOURCE = src;
+                r->req->status.MPI_TAG = tag;
+                MPIR_STATUS_SET_COUNT(r->req->status, bytes);
+                mpi_errno = MPIR_Notify_finish(nw, r);
+            }
             if (unlikely(mpi_errno))
                 return mpi_errno;
         } else {
