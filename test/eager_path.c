@@ -469,15 +469,22 @@ static unsigned long long count_since(count_t * c)
     return d;
 }
 
+/* I, J: whether 1 KiB puts to rank 1 take the eager path, in the origin's
+ * view (every rank returns it) */
+static int kb_is_eager(MPI_Win win, int rank, char *path, char *why)
+{
+    int lo, hi;
+    int run = eager_range(win, rank ^ 1, &lo, &hi, path, why) && lo <= KB && KB <= hi;
+    MPI_Bcast(&run, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    return run;
+}
+
 #define NI 40                   /* I: puts of the stream */
 #define NE 10                   /* I: put + flush exchanges */
 static void on_demand(MPI_Win win, char *base, int rank)
 {
     char path[64], why[64];
-    int lo, hi;
-    int run = eager_range(win, rank ^ 1, &lo, &hi, path, why) && lo <= KB && KB <= hi;
-    MPI_Bcast(&run, 1, MPI_INT, 0, MPI_COMM_WORLD);     /* the origin's view */
-    if (!run)
+    if (!kb_is_eager(win, rank, path, why))
         return;
     static char src[KB], back[KB];
     count_t c;
@@ -558,10 +565,7 @@ static int j_put(int error_code, void *data)
 static void mid_stream(MPI_Win win, char *base, int rank)
 {
     char path[64], why[64];
-    int lo, hi;
-    int run = eager_range(win, rank ^ 1, &lo, &hi, path, why) && lo <= KB && KB <= hi;
-    MPI_Bcast(&run, 1, MPI_INT, 0, MPI_COMM_WORLD);     /* the origin's view */
-    if (!run)
+    if (!kb_is_eager(win, rank, path, why))
         return;
     static char src[KB], back[KB];
     int token = 0, flag;
