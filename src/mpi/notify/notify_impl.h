@@ -85,6 +85,8 @@ struct MPIR_Notify_win {
     uint32_t *recv_seq;         /* [origin] next sequence number to deliver (after
                                  * head.send_seq, in the same allocation) */
     MPI_Count *counters;        /* [index] MPIX_Win_create_notify's counters */
+    MPI_Count *counters_read;   /* [index] the value MPIX_Win_get_notify last returned
+                                 * (after the counters, in their allocation) */
     int ncounters;
     unsigned counter_polls;     /* MPIX_Win_get_notify's, for MPIR_Notify_progress_due */
     double next_round;          /* MPL_wtime seconds: a waiter's next full round is due
