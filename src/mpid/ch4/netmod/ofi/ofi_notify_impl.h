@@ -13,9 +13,16 @@
 
 typedef MPIDI_OFI_notify_pending_t pending_t;
 
+/* the rank width of the window's CQ data words (ofi_notify_word.h; the
+ * CVAR is ofi_notify_wire.c's); inline: every put and arrival asks */
+MPL_STATIC_INLINE_PREFIX int MPIDI_OFI_notify_rank_bits(MPIR_Win * win)
+{
+    int r = MPIDI_OFI_nw_rank_bits(win->comm_ptr->local_size);
+    return unlikely(MPIR_CVAR_NOTIFY_OFI_RANK_BITS > r) ?
+        MPL_MIN(MPIR_CVAR_NOTIFY_OFI_RANK_BITS, MPIDI_OFI_NW_RANK_BITS) : r;
+}
+
 /* ofi_notify_wire.c */
-/* the rank width of the window's CQ data words (ofi_notify_word.h) */
-int MPIDI_OFI_notify_rank_bits(MPIR_Win * win);
 fi_addr_t MPIDI_OFI_notify_dest(MPIR_Win * win, int target);
 int MPIDI_OFI_notify_write(MPIR_Win * win, int target, const void *buf, size_t len,
                            uint64_t raddr, uint64_t key, uint64_t data, uint64_t flags,

@@ -102,9 +102,11 @@ static int carrier_arm(void)
     return mpi_errno;
 }
 
-/* the compact header of hdr towards a window member; false: it does not fit */
-static bool compact_words(MPIR_Win * win, const MPIDI_Notify_eager_hdr_t * hdr,
-                          uint64_t * tag, uint64_t * data)
+/* the compact header of hdr towards a window member; false: it does not fit.
+ * Inline, so that carrier_fits, which only asks, computes no words. */
+ATTRIBUTE((always_inline)) static inline bool compact_words(MPIR_Win * win,
+                                                            const MPIDI_Notify_eager_hdr_t * hdr,
+                                                            uint64_t * tag, uint64_t * data)
 {
     MPIDI_OFI_notify_win_t *nw = MPIDI_OFI_WIN(win).notify;
     MPIDI_OFI_cw_t h = {

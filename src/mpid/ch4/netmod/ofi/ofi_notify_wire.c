@@ -63,14 +63,6 @@ cvars:
 _Static_assert(MPIR_NOTIFY_TAG_BITS == MPIDI_OFI_NW_TAG_BITS, "tag field of the CQ data word");
 _Static_assert(MPIR_NOTIFY_COUNTER == MPIDI_OFI_NW_COUNTER, "counter mark of the CQ data word");
 
-/* the rank width of the window's CQ data words (ofi_notify_word.h) */
-int MPIDI_OFI_notify_rank_bits(MPIR_Win * win)
-{
-    int r = MPIDI_OFI_nw_rank_bits(win->comm_ptr->local_size);
-    return unlikely(MPIR_CVAR_NOTIFY_OFI_RANK_BITS > r) ?
-        MPL_MIN(MPIR_CVAR_NOTIFY_OFI_RANK_BITS, MPIDI_OFI_NW_RANK_BITS) : r;
-}
-
 int MPIDI_OFI_notify_cq_data(uint64_t data)
 {
     int mpi_errno = MPI_SUCCESS;
