@@ -8,7 +8,8 @@
  *   sendrecv  MPI_Isend / MPI_Irecv / MPI_Waitall
  * The one-sided variants are double-buffered (halo cells per iteration
  * parity, a counter or request per parity) inside one MPI_Win_lock_all
- * epoch, so no synchronisation but the notifications themselves.  Every 10
+ * epoch, so no synchronisation but the notifications themselves (and
+ * MPI_Win_flush_local_all before the boundary values change).  Every 10
  * iterations the largest change is reduced (MPI_Allreduce), as a solver
  * checking convergence would.  At the end rank 0 gathers the solution and
  * compares it bit for bit with the same iterations done serially.
@@ -60,8 +61,14 @@ static void send_halo(int mode, int it, MPI_Request * sreq)
         else
             MPI_Isend(val, 1, MPI_DOUBLE, nb, p, MPI_COMM_WORLD, &sreq[nr++]);
     }
+    /* Local completion, as MPI_Waitall on the sends gives the sendrecv
+     * variant: the values may change once the puts are done with them.
+     * Nothing more is needed before the next put into the same halo (two
+     * iterations on): the neighbour copied it out before it sent the halo
+     * this process waits for in between, and the notification, not a
+     * flush, tells the neighbour that the data is there. */
     if (mode != SENDRECV)
-        MPI_Win_flush_all(win);
+        MPI_Win_flush_local_all(win);
 }
 
 /* Wait for the neighbours' boundary values of iteration it. */
