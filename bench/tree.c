@@ -1,7 +1,13 @@
 /* Reduction along a k-ary tree (paper section VI-B): every rank adds its
  * vector to its children's partial sums and passes the result to its parent.
- *   na      children MPI_Put_notify into their slot at the parent; the parent
- *           waits for all of them with ONE counting request
+ *   na      children MPI_Put_notify into their slot at the parent, then
+ *           MPI_Win_flush; the parent waits for all of them with ONE counting
+ *           request
+ *   na_local the same with MPI_Win_flush_local: what MPI_Send gives mp (the
+ *           child's buffer free); the notification tells the parent, and the
+ *           barrier before the next reduction orders the slots' reuse, so the
+ *           child needs no word from the parent (which na's flush waits for
+ *           where a put's remote completion takes the target's answer)
  *   mp      MPI_Send / MPI_Recv(MPI_ANY_SOURCE)
  *   pscw    MPI_Win_post/wait at the parent, start/put/complete at each child
  *   reduce  MPI_Reduce (MPICH's own algorithm, not a tree of our choosing)
@@ -11,7 +17,8 @@
  * rounds (default 10, at most ITERS) and every round runs all modes in turn, so a machine
  * that speeds up or slows down during the run shifts every mode alike.
  *
- *   tree [-k ARITY] [-count DOUBLES] [-iters N] [-rounds R] [-modes na,mp,pscw,reduce]
+ *   tree [-k ARITY] [-count DOUBLES] [-iters N] [-rounds R]
+ *        [-modes na,na_local,mp,pscw,reduce]
  *        [-csv FILE]
  */
 #include <mpi.h>
@@ -21,8 +28,8 @@
 #include <string.h>
 #include "bench_util.h"
 
-enum { NA, MP, PSCW, REDUCE, NMODES };
-static const char *const mode_names[NMODES] = { "na", "mp", "pscw", "reduce" };
+enum { NA, NA_LOCAL, MP, PSCW, REDUCE, NMODES };
+static const char *const mode_names[NMODES] = { "na", "na_local", "mp", "pscw", "reduce" };
 
 int main(int argc, char **argv)
 {
@@ -33,13 +40,15 @@ int main(int argc, char **argv)
         {"-count", BU_INT, &count, "doubles per rank (1)"},
         {"-iters", BU_INT, &iters, "reductions per mode, the median is reported (1000)"},
         {"-rounds", BU_INT, &rounds, "rounds the modes are interleaved in (10, at most N)"},
-        {"-modes", BU_STRING, &modes, "comma-separated subset of na,mp,pscw,reduce (all)"},
+        {"-modes", BU_STRING, &modes,
+         "comma-separated subset of na,na_local,mp,pscw,reduce (all)"},
         {"-csv", BU_STRING, &csv, "also write the results to this CSV file"},
     };
     int rank, np;
     int rc = bu_init(&argc, &argv, opts, BU_NELEMS(opts),
                      "tree [-k ARITY] [-count DOUBLES] "
-                     "[-iters N] [-rounds R] [-modes na,mp,pscw,reduce] [-csv FILE]", &rank, &np);
+                     "[-iters N] [-rounds R] [-modes na,na_local,mp,pscw,reduce] [-csv FILE]",
+                     &rank, &np);
     if (!rc)
         rc = bu_parse_modes(modes, mode_names, NMODES, use);
     if (rounds == -1)           /* default: 10, fewer for a short run */
@@ -81,7 +90,7 @@ int main(int argc, char **argv)
     if (rank == 0) {
         printf("# tree: %d ranks, %d-ary tree, %d doubles, median of %d reductions, "
                "modes interleaved in %d rounds\n", np, k, count, iters, rounds);
-        printf("%-7s %10s %8s\n", "mode", "median_us", "vs_na");
+        printf("%-9s %10s %8s\n", "mode", "median_us", "vs_na");
         fflush(stdout);
         out = bu_csv_open(csv, "mode,ranks,arity,count,median_us,ratio_to_na");
     }
@@ -96,7 +105,7 @@ int main(int argc, char **argv)
                 continue;
             /* per chunk, not around the whole run: pscw on the same window
              * may not run inside a lock_all epoch */
-            if (mode == NA)
+            if (mode == NA || mode == NA_LOCAL)
                 MPI_Win_lock_all(0, win);
             for (int it = first; it < last; it++) {
                 for (int j = 0; j < count; j++)
@@ -106,6 +115,7 @@ int main(int argc, char **argv)
                 memcpy(partial, mine, count * sizeof(double));
                 switch (mode) {
                     case NA:
+                    case NA_LOCAL:
                         if (nchildren > 0) {
                             MPI_Start(&children_done);
                             MPI_Wait(&children_done, MPI_STATUS_IGNORE);
@@ -117,7 +127,10 @@ int main(int argc, char **argv)
                             MPI_Put_notify(partial, count, MPI_DOUBLE, parent,
                                            (MPI_Aint) slot_at_parent * count, count, MPI_DOUBLE,
                                            win, 0);
-                            MPI_Win_flush(parent, win);
+                            if (mode == NA)
+                                MPI_Win_flush(parent, win);
+                            else
+                                MPI_Win_flush_local(parent, win);
                         }
                         break;
                     case MP:
@@ -159,7 +172,7 @@ int main(int argc, char **argv)
                     }
                 }
             }
-            if (mode == NA)
+            if (mode == NA || mode == NA_LOCAL)
                 MPI_Win_unlock_all(win);
         }
     }
@@ -174,7 +187,7 @@ int main(int argc, char **argv)
             if (!use[mode])
                 continue;
             double ratio = use[NA] ? med[mode] / med[NA] : 0;
-            printf("%-7s %10.2f %8.2f\n", mode_names[mode], med[mode], ratio);
+            printf("%-9s %10.2f %8.2f\n", mode_names[mode], med[mode], ratio);
             if (out)
                 fprintf(out, "%s,%d,%d,%d,%.3f,%.3f\n", mode_names[mode], np, k, count, med[mode],
                         ratio);
