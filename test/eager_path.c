@@ -523,15 +523,19 @@ static void on_demand(MPI_Win win, char *base, int rank)
               "messages, want 1", n);
     }
 
-    /* put + flush exchanges: the first flush asks, then the puts do */
+    /* put + flush exchanges: the first flush asks, then the puts do.  The
+     * target has read the bytes before the next put may overwrite them: a
+     * zero-byte message back (no put, so no answer rides on it) */
     for (int i = 0; i < NE; i++) {
         if (rank == 0) {
             memset(src, 100 + i, KB);
             MPI_OK(MPI_Put_notify(src, KB, MPI_BYTE, 1, 0, KB, MPI_BYTE, win, 6));
             MPI_OK(MPI_Win_flush(1, win));
+            MPI_OK(MPI_Recv(NULL, 0, MPI_BYTE, 1, 6, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
         } else {
             wait_tag(win, 0, 6, 1);
             CHECK(base[0] == (char) (100 + i), "I: exchange %d: data %d", i, base[0]);
+            MPI_OK(MPI_Send(NULL, 0, MPI_BYTE, 0, 6, MPI_COMM_WORLD));
         }
     }
     MPI_Barrier(MPI_COMM_WORLD);
