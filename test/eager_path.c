@@ -506,6 +506,9 @@ static void on_demand(MPI_Win win, char *base, int rank)
         unsigned long long n = count_since(&c);
         CHECK(round == 0 || n == 0, "I: a stream of %d flushed-local puts: %s %llu, want 0 "
               "(path %s/%s)", NI, rank == 0 ? "FLUSH sent" : "answers sent", n, path, why);
+        /* every count read before the next phase starts: rank 0 may leave
+         * a barrier while rank 1's is still taking in (and answering) */
+        MPI_Barrier(MPI_COMM_WORLD);
         if (rank == 0) {
             /* the flush asks once; then plain RMA reads the stream's last bytes */
             MPI_OK(MPI_Win_flush(1, win));
@@ -521,6 +524,7 @@ static void on_demand(MPI_Win win, char *base, int rank)
         n = count_since(&c);
         CHECK(round == 0 || rank == 0 || n == 1, "I: the target answered the flush with %llu "
               "messages, want 1", n);
+        MPI_Barrier(MPI_COMM_WORLD);
     }
 
     /* put + flush exchanges: the first flush asks, then the puts do.  The
@@ -543,6 +547,7 @@ static void on_demand(MPI_Win win, char *base, int rank)
     CHECK(rank == 1 || n == 1, "I: %d put + flush exchanges sent %llu FLUSH, want 1", NE, n);
     CHECK(rank == 0 || n == NE, "I: %d put + flush exchanges: %llu answers, want %d", NE, n,
           NE);
+    MPI_Barrier(MPI_COMM_WORLD);
     MPI_OK(MPI_T_pvar_handle_free(session, &c.h));
 }
 
