@@ -3,18 +3,21 @@
  * their data, and the flush's answer comes late (riding on the target's next
  * put, or after a few rounds of its progress).  2 ranks.
  *
- *   A. which path carried them: MPI_T's notify_arrived_eager_am and
- *      notify_arrived_eager_tagged count the 8 B, 1 KiB, 12 KiB and 16 KiB
- *      puts of the window's eager range where the path table says cq-data:
- *      by default on tcp 1 KiB, and 12 and 16 KiB where the tagged carrier
- *      is on (MPIR_CVAR_NOTIFY_OFI_TAGGED_RECVS not 0; 16 KiB, MPICH's
- *      short-send size, fits only its compact messages, the data alone);
- *      on sockets all four with the carrier, none without; with
- *      MPIR_CVAR_NOTIFY_OFI_EAGER_MIN/MAX what they say (MAX=0: none).
- *      The first eager put of the window is an active message, the rest
- *      ride the tagged carrier; none do with TAGGED_RECVS=0, or where the
- *      target's receives cannot be posted (EAGER_PATH_ARM_FAILS=1: the
- *      testlist asks for more receives than memory holds);
+ *   A. which path carried them: MPI_T's notify_arrived_eager_am,
+ *      notify_arrived_eager_tagged and notify_arrived_eager_write count the
+ *      8 B, 1 KiB, 12 KiB and 16 KiB puts of the window's eager range where
+ *      the path table says cq-data: by default on tcp 1, 12 and 16 KiB, all
+ *      as writes (MPIR_CVAR_NOTIFY_OFI_EAGER_WRITES, on by default on tcp
+ *      where the provider orders writes); with writes off, 1 KiB, and 12 and
+ *      16 KiB where the tagged carrier is on (MPIR_CVAR_NOTIFY_OFI_TAGGED_RECVS
+ *      not 0; 16 KiB, MPICH's short-send size, fits only its compact
+ *      messages, the data alone); on sockets all four with the carrier,
+ *      none without; with MPIR_CVAR_NOTIFY_OFI_EAGER_MIN/MAX what they say
+ *      (MAX=0: none).  The first eager put of the window is an active
+ *      message, the rest ride the tagged carrier; none do with
+ *      TAGGED_RECVS=0, or where the target's receives cannot be posted
+ *      (EAGER_PATH_ARM_FAILS=1: the testlist asks for more receives than
+ *      memory holds);
  *   B. issue order across the write, eager and queued-word paths: injected,
  *      eager, large and zero-byte puts, gets and accumulates to one target,
  *      matched with MPI_ANY_TAG, with and without flush_local between;
@@ -27,8 +30,8 @@
  *   G. a new window whose puts are all 16 KiB: the first is a write, since
  *      the origin has not heard that the target receives on the carrier,
  *      and the target tells it so (no eager message would); the rest ride
- *      the carrier.  Plain puts and gets to the same bytes, flushed,
- *      between them;
+ *      the carrier (with eager writes, all are those).  Plain puts and gets
+ *      to the same bytes, flushed, between them;
  *   H. MPI_Win_flush_local of eager puts completes while the target
  *      computes outside MPI (flush_local_alone);
  *   I. answers on demand (on_demand): a stream of eager puts completed by
@@ -62,6 +65,20 @@ static int env_is(const char *var, const char *value)
     return v && !strcmp(v, value);
 }
 
+/* whether eager puts are writes (MPIR_CVAR_NOTIFY_OFI_EAGER_WRITES: by
+ * default on tcp, where the provider orders writes; not under completion
+ * ordering) */
+static int eager_writes(void)
+{
+    const char *w = getenv("MPIR_CVAR_NOTIFY_OFI_EAGER_WRITES");
+    const char *prov = getenv("FI_PROVIDER");
+    if (env_is("MPIR_CVAR_NOTIFY_OFI_ORDERING", "completion"))
+        return 0;
+    if (w && atoi(w) >= 0)
+        return atoi(w) > 0;
+    return prov && !strncmp(prov, "tcp", 3);
+}
+
 static void wait_tag(MPI_Win win, int src, int tag, int count)
 {
     MPI_Request r;
@@ -77,8 +94,8 @@ static void wait_tag(MPI_Win win, int src, int tag, int count)
  * default range is the provider's (ofi_notify_win.c): on sockets every size
  * up to the largest eager message with the tagged carrier, none without;
  * elsewhere from above the inject size (1 KiB, not 8 B) to MPICH's
- * short-send size (12 and 16 KiB too) with the tagged carrier, 8 KiB
- * without.  The CVARs set either end.  Returns whether the path is cq-data;
+ * short-send size (12 and 16 KiB too) with eager writes or the tagged
+ * carrier, 8 KiB without.  The CVARs set either end.  Returns whether the path is cq-data;
  * path and why as na_path gives them. */
 static int eager_range(MPI_Win win, int target, int *lo, int *hi, char *path, char *why)
 {
@@ -87,9 +104,9 @@ static int eager_range(MPI_Win win, int target, int *lo, int *hi, char *path, ch
     const char *min = getenv("MPIR_CVAR_NOTIFY_OFI_EAGER_MIN");
     const char *max = getenv("MPIR_CVAR_NOTIFY_OFI_EAGER_MAX");
     int carrier = !env_is("MPIR_CVAR_NOTIFY_OFI_TAGGED_RECVS", "0");
-    int on_sockets = prov && !strncmp(prov, "sockets", 7);
-    *lo = min ? atoi(min) : on_sockets && carrier ? 0 : KB;
-    *hi = max ? atoi(max) : on_sockets && !carrier ? -1 : carrier ? FULL : 8 * KB;
+    int on_sockets = prov && !strncmp(prov, "sockets", 7), writes = eager_writes();
+    *lo = min ? atoi(min) : on_sockets && carrier && !writes ? 0 : KB;
+    *hi = max ? atoi(max) : writes || carrier ? FULL : on_sockets ? -1 : 8 * KB;
     return !strcmp(path, "cq-data");
 }
 
@@ -98,21 +115,24 @@ static void by_path(MPI_Win win, char *base, int rank)
     char path[64], why[64];
     int lo, hi;
     int cq = eager_range(win, rank ^ 1, &lo, &hi, path, why);
-    int carrier = !env_is("MPIR_CVAR_NOTIFY_OFI_TAGGED_RECVS", "0");
-    int tagged = carrier && !env_is("EAGER_PATH_ARM_FAILS", "1");
+    int carrier = !env_is("MPIR_CVAR_NOTIFY_OFI_TAGGED_RECVS", "0"), writes = eager_writes();
+    int tagged = carrier && !writes && !env_is("EAGER_PATH_ARM_FAILS", "1");
     int first = 1;              /* the window's first eager put is still to come */
     static char src[FULL];
     const int sizes[] = { 8, KB, MID, FULL };
 
     for (int s = 0; s < 4; s++) {
         int n = sizes[s];
-        /* 16 KiB: on the carrier, once the target said it receives there */
-        int eager = cq && lo <= n && n <= hi && (n < FULL || (tagged && !first));
-        const char *names[2] = { "notify_arrived_eager_am", "notify_arrived_eager_tagged" };
-        unsigned long long got[2] = { 0, 0 }, before[2] = { 0, 0 };
-        MPI_T_pvar_handle h[2];
+        /* 16 KiB: written, or on the carrier once the target said it
+         * receives there */
+        int eager = cq && lo <= n && n <= hi && (n < FULL || writes || (tagged && !first));
+        const char *names[3] = { "notify_arrived_eager_am", "notify_arrived_eager_tagged",
+            "notify_arrived_eager_write"
+        };
+        unsigned long long got[3] = { 0, 0, 0 }, before[3] = { 0, 0, 0 };
+        MPI_T_pvar_handle h[3];
         if (rank == 1) {
-            for (int c = 0; c < 2; c++) {
+            for (int c = 0; c < 3; c++) {
                 int idx, count;
                 MPI_OK(MPI_T_pvar_get_index(names[c], MPI_T_PVAR_CLASS_COUNTER, &idx));
                 MPI_OK(MPI_T_pvar_handle_alloc(session, idx, &win, &h[c], &count));
@@ -128,7 +148,7 @@ static void by_path(MPI_Win win, char *base, int rank)
             }
         } else {
             wait_tag(win, 0, 1, NA);
-            for (int c = 0; c < 2; c++) {
+            for (int c = 0; c < 3; c++) {
                 MPI_OK(MPI_T_pvar_read(session, h[c], &got[c]));
                 MPI_OK(MPI_T_pvar_handle_free(session, &h[c]));
                 got[c] -= before[c];
@@ -136,9 +156,12 @@ static void by_path(MPI_Win win, char *base, int rank)
             unsigned long long want = eager ? NA : 0;
             /* active messages until the target's first answer says it is armed */
             unsigned long long want_tagged = eager && tagged ? NA - first : 0;
-            CHECK(got[0] + got[1] == want && got[1] == want_tagged,
-                  "%d-byte puts on path %s/%s: %llu eager arrivals (%llu tagged), want %llu "
-                  "(%llu tagged)", n, path, why, got[0] + got[1], got[1], want, want_tagged);
+            unsigned long long want_write = eager && writes ? NA : 0;
+            CHECK(got[0] + got[1] + got[2] == want && got[1] == want_tagged &&
+                  got[2] == want_write,
+                  "%d-byte puts on path %s/%s: %llu eager arrivals (%llu tagged, %llu written), "
+                  "want %llu (%llu tagged, %llu written)", n, path, why,
+                  got[0] + got[1] + got[2], got[1], got[2], want, want_tagged, want_write);
             CHECK(base[0] == (char) (NA - 1 + n) && base[n - 1] == (char) (NA - 1 + n),
                   "%d-byte puts: data %d %d", n, base[0], base[n - 1]);
         }
@@ -328,19 +351,22 @@ static void first_full(int rank)
     const char *prov = getenv("FI_PROVIDER");
     int carrier = !env_is("MPIR_CVAR_NOTIFY_OFI_TAGGED_RECVS", "0") &&
         !env_is("EAGER_PATH_ARM_FAILS", "1");
-    int on_sockets = prov && !strncmp(prov, "sockets", 7);
-    int hi = max ? atoi(max) : carrier ? FULL : on_sockets ? -1 : 8 * KB;
+    int on_sockets = prov && !strncmp(prov, "sockets", 7), writes = eager_writes();
+    int hi = max ? atoi(max) : writes || carrier ? FULL : on_sockets ? -1 : 8 * KB;
 
     MPI_OK(MPI_Win_allocate(2 * FULL, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win));
     MPI_OK(MPI_Win_lock_all(0, win));
     na_path(win, rank ^ 1, path, why, sizeof(path));
-    int tagged = !strcmp(path, "cq-data") && carrier && (min ? atoi(min) : 0) <= FULL &&
-        FULL <= hi;
+    int in_range = !strcmp(path, "cq-data") && (min ? atoi(min) : 0) <= FULL && FULL <= hi;
+    int tagged = in_range && carrier && !writes;
+    /* written: every put; on the carrier: all but the first */
+    int want = in_range && writes ? NA : tagged ? NA - 1 : 0;
     unsigned long long got = 0, before = 0;
     MPI_T_pvar_handle h;
     if (rank == 1) {
         int idx, count;
-        MPI_OK(MPI_T_pvar_get_index("notify_arrived_eager_tagged", MPI_T_PVAR_CLASS_COUNTER,
+        MPI_OK(MPI_T_pvar_get_index(writes ? "notify_arrived_eager_write" :
+                                    "notify_arrived_eager_tagged", MPI_T_PVAR_CLASS_COUNTER,
                                     &idx));
         MPI_OK(MPI_T_pvar_handle_alloc(session, idx, &win, &h, &count));
         MPI_OK(MPI_T_pvar_read(session, h, &before));
@@ -374,8 +400,8 @@ static void first_full(int rank)
         MPI_OK(MPI_T_pvar_read(session, h, &got));
         MPI_OK(MPI_T_pvar_handle_free(session, &h));
         got -= before;
-        CHECK(got == (tagged ? NA - 1 : 0), "G: %llu of %d 16 KiB puts on the carrier, want %d",
-              got, NA, tagged ? NA - 1 : 0);
+        CHECK(got == (unsigned long long) want, "G: %llu of %d 16 KiB puts %s, want %d", got,
+              NA, writes ? "written" : "on the carrier", want);
     }
     MPI_OK(MPI_Win_unlock_all(win));
     MPI_OK(MPI_Win_free(&win));
@@ -388,7 +414,8 @@ static void first_full(int rank)
  * going: bench/pipeline).  The target says in a shared file that it has
  * left MPI, then waits there for the origin's word, without MPI calls, for
  * up to 20 s.  Where flush_local needs
- * the target (the write path, MPICH's active-message puts) this is not run;
+ * the target (the write path, MPICH's active-message puts, eager writes on
+ * sockets, which completes a write when the target answers it) this is not run;
  * on the node the rings complete a put in the call. */
 #define NH 20
 static void flush_local_alone(MPI_Win win, char *base, int rank)
@@ -396,7 +423,9 @@ static void flush_local_alone(MPI_Win win, char *base, int rank)
     char path[64], why[64], name[64];
     int lo, hi, run;
     int cq = eager_range(win, rank ^ 1, &lo, &hi, path, why);
-    run = (cq && lo <= KB && KB <= hi) || !strcmp(path, "ring");
+    const char *prov = getenv("FI_PROVIDER");
+    int written_on_sockets = eager_writes() && prov && !strncmp(prov, "sockets", 7);
+    run = (cq && lo <= KB && KB <= hi && !written_on_sockets) || !strcmp(path, "ring");
     MPI_Bcast(&run, 1, MPI_INT, 0, MPI_COMM_WORLD);     /* the origin's view */
     if (!run)
         return;

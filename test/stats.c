@@ -21,11 +21,12 @@ enum { N = 5, M = 4, K = 3 };
 
 static const char *names[] = {
     "notify_arrived_generic", "notify_arrived_ring", "notify_arrived_cq_data",
-    "notify_arrived_eager_am", "notify_arrived_eager_tagged", "notify_arrived_ucx_am",
+    "notify_arrived_eager_am", "notify_arrived_eager_tagged", "notify_arrived_eager_write",
+    "notify_arrived_ucx_am",
     "notify_counted", "notify_from_queue", "notify_queued", "notify_queued_max"
 };
-enum { GENERIC, RING, CQ_DATA, EAGER_AM, EAGER_TAGGED, UCX_AM, COUNTED, FROM_QUEUE, QUEUED,
-    QUEUED_MAX, NVARS
+enum { GENERIC, RING, CQ_DATA, EAGER_AM, EAGER_TAGGED, EAGER_WRITE, UCX_AM, COUNTED, FROM_QUEUE,
+    QUEUED, QUEUED_MAX, NVARS
 };
 
 static MPI_T_pvar_session session;
@@ -40,10 +41,12 @@ static unsigned long long get(int v)
 
 /* v counts arrivals of the window's path to rank 1: the libfabric path's
  * 8-byte puts come as remote CQ data or, where its eager messages lead at
- * every size (sockets), as eager messages (active, then tagged) */
+ * every size (sockets), as eager messages (active, then tagged), or as eager
+ * writes where those are forced at every size */
 static int on_path(int v, int path_var)
 {
-    return v == path_var || (path_var == CQ_DATA && (v == EAGER_AM || v == EAGER_TAGGED));
+    return v == path_var || (path_var == CQ_DATA &&
+                             (v == EAGER_AM || v == EAGER_TAGGED || v == EAGER_WRITE));
 }
 
 /* arrived: want on the window's path to rank 1, 0 on the others */

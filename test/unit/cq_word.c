@@ -7,7 +7,11 @@
  * length words.  The tagged carrier's compact header (MPIDI_OFI_cw_*):
  * every field round-trips at its limits, below the carrier's bit for the
  * widths MPICH's tag layouts leave (55 bits, and fewer), an all-ones
- * header fills exactly the b bits, and what does not fit is refused. */
+ * header fills exactly the b bits, and what does not fit is refused.  The
+ * write carrier's word (MPIDI_OFI_ew_*): every field round-trips at its
+ * limits for every rank width that leaves it a byte count, all ones fill
+ * the word, what does not fit is refused, and no notification or length
+ * word is taken for one. */
 #include <stdio.h>
 #include "ofi_notify_word.h"
 
@@ -110,6 +114,76 @@ static void compact_header(void)
     }
 }
 
+static void ew_round_trip(int r, const MPIDI_OFI_ew_t * h)
+{
+    uint64_t w;
+    MPIDI_OFI_ew_t got;
+    if (!MPIDI_OFI_ew_encode(r, h, &w)) {
+        EXPECT(0, "r %d: a write word that fits was refused (bytes %llu ack %llu)", r,
+               (unsigned long long) h->bytes, (unsigned long long) h->ack);
+        return;
+    }
+    EXPECT(MPIDI_OFI_ew_is(w) && MPIDI_OFI_nw_slot(w) == h->slot, "r %d: mark or slot", r);
+    MPIDI_OFI_ew_decode(r, w, &got);
+    EXPECT(got.ask == h->ask && got.slot == h->slot && got.rank == h->rank &&
+           got.tag == h->tag && got.bytes == h->bytes && got.ack == h->ack,
+           "r %d: (%d %d %d %#x %llu %llu) decoded as (%d %d %d %#x %llu %llu)", r, h->ask,
+           h->slot, h->rank, h->tag, (unsigned long long) h->bytes, (unsigned long long) h->ack,
+           got.ask, got.slot, got.rank, got.tag, (unsigned long long) got.bytes,
+           (unsigned long long) got.ack);
+}
+
+static void write_word(void)
+{
+    uint64_t amax = MPIDI_OFI_NW_MASK(MPIDI_OFI_EW_ACK_BITS), w = 0;
+    int r;
+    for (r = 1; MPIDI_OFI_ew_bytes_bits(r) >= 1; r++) {
+        uint64_t bmax = MPIDI_OFI_NW_MASK(MPIDI_OFI_ew_bytes_bits(r));
+        const int tags[] = { 0, 1, 0xffffff, MPIDI_OFI_NW_COUNTER, MPIDI_OFI_NW_COUNTER | 0xffffff };
+        const uint64_t bytes[] = { 0, 1, bmax / 2, bmax };
+        const uint64_t acks[] = { 0, 1, amax };
+        for (unsigned t = 0; t < sizeof(tags) / sizeof(*tags); t++)
+            for (unsigned b = 0; b < sizeof(bytes) / sizeof(*bytes); b++)
+                for (unsigned a = 0; a < sizeof(acks) / sizeof(*acks); a++) {
+                    MPIDI_OFI_ew_t h = {.ask = (t + a) & 1,.slot = (t * 37 + b) % 256,
+                        .rank = (int) ((a * 3 + b) % (1u << r)),.tag = tags[t],
+                        .bytes = bytes[b],.ack = acks[a]
+                    };
+                    ew_round_trip(r, &h);
+                }
+        /* all ones fill the word */
+        MPIDI_OFI_ew_t ones = {.ask = 1,.slot = MPIDI_OFI_NW_SLOTS - 1,.rank = (1 << r) - 1,
+            .tag = MPIDI_OFI_NW_COUNTER | 0xffffff,.bytes = bmax,.ack = amax
+        };
+        EXPECT(MPIDI_OFI_ew_encode(r, &ones, &w) && w == ~0ULL, "r %d all ones: %#llx", r,
+               (unsigned long long) w);
+        /* refused: too many bytes, an answer, rank or tag too wide */
+        MPIDI_OFI_ew_t h = ones;
+        h.bytes = bmax + 1;
+        EXPECT(!MPIDI_OFI_ew_encode(r, &h, &w), "r %d: bytes too many", r);
+        h = ones;
+        h.ack = amax + 1;
+        EXPECT(!MPIDI_OFI_ew_encode(r, &h, &w), "r %d: ack too wide", r);
+        h = ones;
+        h.rank = 1 << r;
+        EXPECT(!MPIDI_OFI_ew_encode(r, &h, &w), "r %d: rank too wide", r);
+        h = ones;
+        h.tag = 1 << MPIDI_OFI_NW_TAG_BITS;
+        EXPECT(!MPIDI_OFI_ew_encode(r, &h, &w), "r %d: tag too wide", r);
+    }
+    /* no room for a byte count: no word */
+    MPIDI_OFI_ew_t h = {.rank = 0 };
+    EXPECT(!MPIDI_OFI_ew_encode(r, &h, &w), "r %d: no byte bits, yet encoded", r);
+    /* 2 processes: a put of up to 1 MiB - 1 */
+    EXPECT(MPIDI_OFI_ew_bytes_bits(MPIDI_OFI_nw_rank_bits(2)) == 20, "2 processes: 20 bits");
+    /* notification and length words are not write words */
+    uint64_t nw[3];
+    int n = MPIDI_OFI_nw_encode(MPIDI_OFI_NW_SLOTS - 1, 2, 3, MPIDI_OFI_NW_COUNTER | 0xffffff,
+                                1ULL << 40, nw);
+    for (int i = 0; i < n; i++)
+        EXPECT(!MPIDI_OFI_ew_is(nw[i]), "word %d of a notification taken for a write word", i);
+}
+
 int main(void)
 {
     const int slots[] = { 0, 1, 128, MPIDI_OFI_NW_SLOTS - 1 };
@@ -183,6 +257,7 @@ int main(void)
     EXPECT(MPIDI_OFI_nw_bytes(a[2], r19, &la) == (1ULL << 40) + 5, "origin 1 bytes");
 
     compact_header();
+    write_word();
 
     if (errs == 0)
         printf("No Errors\n");

@@ -4,9 +4,11 @@
  * Produced: MPIDI_Notify_eager_put, one message of header and data.
  * Carried: an eager active message (MPIDI_NM_am_isend, the netmod's
  * receive buffers), or the netmod's own carrier once the target has said
- * it receives on it (MPIDI_Notify_eager_set_carrier).  Matched: arrived()
- * copies the data into the window and hands the notification to
- * MPIR_Notify_arrive with its sequence number.  Completed: the answer
+ * it receives on it (MPIDI_Notify_eager_set_carrier), or, where the netmod's
+ * carrier writes (libfabric on tcp), one write into the window whose word
+ * holds the header.  Matched: arrived() copies the data into the window
+ * (a write put it there already) and hands the notification to
+ * MPIR_Notify_arrive with its sequence number (a write's: the next one).  Completed: the answer
  * (EAGER_ACK, or the ack field of the target's next put to the origin),
  * which a put or the origin's flush asked for, advances acked, which
  * MPI_Win_flush and unlock wait for (MPIDI_Notify_eager_ask), and in
@@ -24,6 +26,7 @@ enum { EAGER_PUT, EAGER_ACK, EAGER_FLUSH };
 #define EAGER_CARRIER_READY MPIDI_NOTIFY_EAGER_READY
 #define EAGER_ACK_DELTA MPIDI_NOTIFY_EAGER_ACK_DELTA
 #define EAGER_ASK MPIDI_NOTIFY_EAGER_ASK
+#define EAGER_PLACED MPIDI_NOTIFY_EAGER_PLACED
 
 typedef MPIDI_Notify_eager_hdr_t eager_hdr_t;
 
@@ -347,7 +350,7 @@ static MPIDI_Notify_win_cache_t last_window;   /* of the last eager message */
  * on active messages. */
 static void arm(void)
 {
-    if (carrier && arm_state == ARM_NOT_TRIED) {
+    if (carrier && carrier->arm && arm_state == ARM_NOT_TRIED) {
         arm_state = carrier->arm() == MPI_SUCCESS ? ARMED : ARM_FAILED;
         if (arm_state == ARM_FAILED && MPIR_CVAR_NOTIFY_VERBOSE)
             fprintf(stderr, "notify: the netmod's carrier of eager messages did not "
@@ -388,7 +391,8 @@ static int arrived(const eager_hdr_t * hdr, const void *data, MPI_Aint data_sz,
     unsigned kind = h.kind & EAGER_KIND;
     if (unlikely(!win || !win->notify || h.src < 0 ||
                  h.src >= win->comm_ptr->local_size || kind > EAGER_FLUSH ||
-                 (h.kind & ~(EAGER_KIND | EAGER_CARRIER_READY | EAGER_ACK_DELTA | EAGER_ASK))))
+                 (h.kind & ~(EAGER_KIND | EAGER_CARRIER_READY | EAGER_ACK_DELTA | EAGER_ASK |
+                             EAGER_PLACED))))
         return drop(&h);
     MPIDI_Notify_eager_win_t *e = state_of(win);
     MPIR_ERR_CHKANDJUMP1(!e, mpi_errno, MPI_ERR_NO_MEM, "**nomem", "**nomem %s", "notify");
@@ -403,10 +407,12 @@ static int arrived(const eager_hdr_t * hdr, const void *data, MPI_Aint data_sz,
     if (kind == EAGER_PUT) {
         /* before the answer, which says so */
         arm();
-        if (data_sz > 0)
+        if (data_sz > 0 && !(h.kind & EAGER_PLACED))
             MPIR_Memcpy((char *) win->base + h.disp * win->disp_unit + h.lb, data, data_sz);
         e->done[h.src]++;
-        mpi_errno = MPIR_Notify_arrive(win, path, h.src, h.tag, data_sz, h.seq);
+        mpi_errno = (h.kind & EAGER_PLACED) ?
+            MPIR_Notify_arrive_in_order(win, path, h.src, h.tag, data_sz) :
+            MPIR_Notify_arrive(win, path, h.src, h.tag, data_sz, h.seq);
         int err = MPI_SUCCESS;
         if (unlikely(e->want[h.src]) && e->done[h.src] >= e->want[h.src]) {
             /* the last put a FLUSH waits for (which may pass puts): at once */
@@ -457,7 +463,9 @@ _Static_assert(sizeof(eager_hdr_t) <= sizeof(MPIDIG_acc_req_t), "eager header in
 void MPIDI_Notify_eager_set_carrier(const MPIDI_Notify_eager_carrier_t * c)
 {
     carrier = c;
-    if (c->fits && c->compact_max > beside_max())
+    /* only a carrier that has to be armed misses puts (one that writes
+     * leaves nothing to the netmod's own path that it could carry) */
+    if (c->fits && c->arm && c->compact_max > beside_max())
         MPIDI_Notify_eager_compact_from = beside_max() + 1;
 }
 
@@ -518,20 +526,29 @@ int MPIDI_Notify_eager_put(const void *buf, MPI_Aint bytes, int target, MPI_Aint
     /* compact where the carrier takes it, with the answer carry_answer
      * would add as an increment over the last compact one (which
      * carry_answer then sets again, absolute) */
-    bool compact = false;
+    bool compact = false, carry = true;
     uint64_t ack = e->owed[target] ? e->done[target] : 0;
-    if (carrier && carrier->fits && e->ready[target]) {
+    if (carrier && carrier->fits && (carrier->writes || e->ready[target])) {
         hdr.ack = ack ? ack - e->told_compact[target] : 0;
         compact = carrier->fits(win, target, &hdr, bytes);
+        if (!compact && hdr.ack && carrier->writes) {
+            /* an answer the word cannot hold goes another way (owed) */
+            hdr.ack = 0;
+            ack = 0;
+            carry = false;
+            compact = carrier->fits(win, target, &hdr, bytes);
+        }
     }
-    if (unlikely(bytes > beside_max() && !compact)) {
+    if (unlikely(!compact && (bytes > beside_max() || (carrier && carrier->writes)))) {
         mpi_errno = MPIDI_NOTIFY_EAGER_DECLINED;
         goto fn_exit;
     }
     /* A compact message the carrier injects is done with buf when the
-     * send returns: no request, no completion to wait for (sockets: 8 B
-     * to its inject size).  Otherwise the send's request, with a second
-     * reference for the user's. */
+     * send returns, and a write's local completion is counted by the
+     * netmod, whose flush_local hook waits for it: no request, no
+     * completion to wait for (sockets: 8 B to its inject size; writes: any
+     * size).  Otherwise the send's request, with a second reference for
+     * the user's. */
     bool injected = compact && !ureq && bytes <= carrier->inject_max;
     if (!injected) {
         sreq = MPIDIG_request_create(MPIR_REQUEST_KIND__RMA, ureq ? 2 : 1, vci, vci);
@@ -540,7 +557,8 @@ int MPIDI_Notify_eager_put(const void *buf, MPI_Aint bytes, int target, MPI_Aint
     }
 
     hdr.seq = MPIR_Notify_take_seq(win->notify, target);
-    carry_answer(e, target, &hdr);
+    if (carry)
+        carry_answer(e, target, &hdr);
     if (compact && hdr.ack)
         hdr.ack -= e->told_compact[target];
     /* MPIDIG's counters: the send's completion lowers the local one

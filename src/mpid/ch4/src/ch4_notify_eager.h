@@ -4,7 +4,9 @@
  * A notified put is one MPICH active message (MPIDI_NM_am_isend, eager
  * sizes only), or one message of the netmod's own carrier where the target
  * receives on it, that carries the data and the notification; the target copies
- * the data into its window and notifies.  The answer that MPI_Win_flush
+ * the data into its window and notifies.  Or, where the netmod's carrier
+ * writes (libfabric on tcp), one write of the data whose word carries the
+ * rest.  The answer that MPI_Win_flush
  * waits for (a count of the origin's puts that are done) rides on the
  * target's next message to the origin, or goes alone after a few rounds of
  * the target's progress.  A netmod uses it for the sizes where its own
@@ -80,6 +82,9 @@ typedef struct {
 #define MPIDI_NOTIFY_EAGER_ACK_DELTA 0x200u
 /* a put that asks for its answer (see MPIDI_Notify_eager_ask) */
 #define MPIDI_NOTIFY_EAGER_ASK 0x400u
+/* a put of a carrier that writes (below): its data is in the window, and it
+ * is the next of its origin's notified accesses in issue order */
+#define MPIDI_NOTIFY_EAGER_PLACED 0x800u
 
 /* A netmod's own carrier of the path's messages, cheaper than its active
  * messages (ofi_notify_tagged.c).  arm: make this process receive on it
@@ -103,11 +108,19 @@ typedef struct {
                   MPI_Aint bytes);
     MPI_Aint compact_max;
     MPI_Aint inject_max;
+    /* A carrier that writes each put's data into the target's window itself
+     * (ofi_notify_wire.c), in issue order with the netmod's own writes: no
+     * arming (arm NULL), no copy at the target, no sequence number on the
+     * wire (its puts arrive with MPIDI_NOTIFY_EAGER_PLACED).  So that
+     * nothing overtakes them, a put it cannot carry compact is declined,
+     * never sent as an active message. */
+    bool writes;
 } MPIDI_Notify_eager_carrier_t;
 void MPIDI_Notify_eager_set_carrier(const MPIDI_Notify_eager_carrier_t * c);
 int MPIDI_Notify_eager_deliver(const void *msg, MPI_Aint len, MPIR_Notify_path_t path);
 /* a compact message's header, rebuilt by the carrier (win_id 0: its window
- * is not here) */
+ * is not here); data NULL with MPIDI_NOTIFY_EAGER_PLACED: len bytes are in
+ * place */
 int MPIDI_Notify_eager_deliver_compact(const MPIDI_Notify_eager_hdr_t * hdr, const void *data,
                                        MPI_Aint len, MPIR_Notify_path_t path);
 int MPIDI_Notify_eager_sent(struct MPIR_Request *sreq);

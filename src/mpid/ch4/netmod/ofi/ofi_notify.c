@@ -308,6 +308,13 @@ static int get_data(void *origin_addr, int origin_count, MPI_Datatype origin_dat
     return mpi_errno;
 }
 
+/* Whether an eager put to target is unanswered that a write's notification
+ * could overtake.  Not those of the write carrier: they are writes too. */
+static bool eager_unsettled(MPIR_Win * win, int target)
+{
+    return !MPIDI_OFI_notify_writes_on() && MPIDI_Notify_eager_unacked(win, target);
+}
+
 /* Not an error class: maybe_eager (or the eager path itself) left the put
  * to the write path. */
 #define NOT_EAGER MPIDI_NOTIFY_EAGER_DECLINED
@@ -326,7 +333,7 @@ static int maybe_eager(const void *origin_addr, int origin_count, MPI_Datatype o
 
     MPIDI_Datatype_check_contig_size_lb(origin_datatype, origin_count, o_contig, o_bytes, o_lb);
     if (o_bytes > nw->eager_hi || !o_contig ||
-        (o_bytes < nw->eager_lo && !MPIDI_Notify_eager_unacked(win, target_rank)))
+        (o_bytes < nw->eager_lo && !eager_unsettled(win, target_rank)))
         return NOT_EAGER;
     MPIDI_Datatype_check_contig_size_lb(target_datatype, target_count, t_contig, t_bytes, t_lb);
     (void) t_bytes;
@@ -387,7 +394,7 @@ int MPIDI_OFI_notify_access(void *origin_addr, int origin_count, MPI_Datatype or
             goto fn_exit;
         mpi_errno = MPI_SUCCESS;
     }
-    if (unlikely(MPIDI_Notify_eager_unacked(win, target_rank))) {
+    if (unlikely(eager_unsettled(win, target_rank))) {
         mpi_errno = MPIDI_Notify_eager_settle(win, target_rank);
         MPIR_ERR_CHECK(mpi_errno);
     }
@@ -457,7 +464,7 @@ int MPIDI_OFI_notify_accumulate(const MPIR_Notify_acc_t * a, MPIR_Win * win, MPI
     }
 
     MPIDIG_RMA_OP_CHECK_SYNC(a->target_rank, win);
-    if (unlikely(MPIDI_Notify_eager_unacked(win, a->target_rank))) {
+    if (unlikely(eager_unsettled(win, a->target_rank))) {
         mpi_errno = MPIDI_Notify_eager_settle(win, a->target_rank);
         MPIR_ERR_CHECK(mpi_errno);
     }

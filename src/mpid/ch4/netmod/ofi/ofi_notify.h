@@ -43,8 +43,10 @@ int MPIDI_OFI_notify_cq_data(uint64_t data);
 int MPIDI_OFI_notify_progress(void);
 
 /* the tagged carrier of the eager path's messages (ofi_notify_tagged.c):
- * set up at the first window of the path; its sends' and receives'
- * completions, from ofi_events.c's dispatch (MPIDI_OFI_EVENT_NOTIFY) */
+ * set up at the first window of the path unless the write carrier is
+ * (ofi_notify_wire.c); its sends' and receives' completions, and those of
+ * the write carrier's tracked writes, from ofi_events.c's dispatch
+ * (MPIDI_OFI_EVENT_NOTIFY) */
 void MPIDI_OFI_notify_tagged_init(void);
 struct fi_cq_tagged_entry;
 int MPIDI_OFI_notify_tagged_event(int vni, struct fi_cq_tagged_entry *wc,

@@ -1,6 +1,7 @@
 /*
  * Notified Access over libfabric: what ofi_notify.c (accesses),
- * ofi_notify_wire.c (the CQ data words: sent, received),
+ * ofi_notify_wire.c (the CQ data words: sent, received; the eager path's
+ * write carrier),
  * ofi_notify_order.c (notifications in issue order), ofi_notify_tagged.c
  * (the eager path's tagged carrier) and ofi_notify_win.c share.
  */
@@ -33,6 +34,10 @@ int MPIDI_OFI_notify_maybe_stray(MPIR_Win * win, MPIDI_OFI_notify_win_t * nw, in
 /* ofi_notify_tagged.c: whether this process's eager messages use the
  * tagged carrier (after MPIDI_OFI_notify_tagged_init) */
 bool MPIDI_OFI_notify_tagged_on(void);
+/* ofi_notify_wire.c: the write carrier, chosen before the tagged one (once,
+ * at the first window of the path); whether it is on */
+bool MPIDI_OFI_notify_writes_init(void);
+bool MPIDI_OFI_notify_writes_on(void);
 
 /* ofi_notify_order.c */
 int MPIDI_OFI_notify_after(MPIR_Win * win, int target, const uint64_t * words, int nwords,

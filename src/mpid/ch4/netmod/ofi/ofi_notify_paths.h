@@ -8,7 +8,9 @@
 #define MPIDI_OFI_NOTIFY_PATHS(X) \
     X(CQ_DATA, cq_data, "cq-data", false, "as libfabric remote CQ data") \
     X(EAGER_TAGGED, eager_tagged, "eager-tagged", false, \
-      "in eager messages with their data, as libfabric tagged messages (ofi_notify_tagged.c)")
+      "in eager messages with their data, as libfabric tagged messages (ofi_notify_tagged.c)") \
+    X(EAGER_WRITE, eager_write, "eager-write", false, \
+      "in eager puts written without the provider's acknowledgement (ofi_notify_wire.c)")
 
 #define MPIDI_OFI_NOTIFY_REASONS(X) \
     X(PROVIDER_ORDER, "provider-order", "remote CQ data, ordered by the provider (FI_ORDER_WAW)") \

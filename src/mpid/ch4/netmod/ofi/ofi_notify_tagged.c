@@ -204,6 +204,7 @@ static int compact_arrived(const struct fi_cq_tagged_entry *wc, const void *buf)
                                               MPIR_NOTIFY_PATH_EAGER_TAGGED);
 }
 
+/* also the completions of the write carrier's writes (ofi_notify_wire.c) */
 int MPIDI_OFI_notify_tagged_event(int vni, struct fi_cq_tagged_entry *wc, MPIR_Request * req)
 {
     if (!(wc->flags & FI_RECV))

@@ -100,15 +100,18 @@ cvars:
  * send that asks for more than inject completion: the tagged carrier, which
  * asks for no more (its answer is the eager path's own), leads at every
  * size, and active messages (MPICH's sends) at none.  Providers not
- * measured get tcp's range. */
+ * measured get tcp's range.  Eager writes (tcp's default, ofi_notify_wire.c)
+ * take the tagged carrier's range: a write asked for inject completion only
+ * is not acknowledged, and lands without the message's copy at the target
+ * (doc/benchmarks.md, 2026-11-29, eleventh session). */
 static void default_eager_range(MPI_Aint * lo, MPI_Aint * hi)
 {
     const char *prov = MPIDI_OFI_global.prov_use[0]->fabric_attr->prov_name;
     bool sockets = strncmp(prov, "sockets", 7) == 0;
-    bool tagged = MPIDI_OFI_notify_tagged_on();
+    bool tagged = MPIDI_OFI_notify_tagged_on(), writes = MPIDI_OFI_notify_writes_on();
 
     *lo = sockets && tagged ? 0 : (MPI_Aint) MPIDI_OFI_global.max_buffered_write + 1;
-    *hi = sockets && !tagged ? 0 : tagged ? MPIDI_Notify_eager_max() : 8192;
+    *hi = tagged || writes ? MPIDI_Notify_eager_max() : sockets ? 0 : 8192;
 }
 
 /* Why the provider cannot carry the path, or PATH_ON.  For the shm
@@ -279,7 +282,8 @@ static int new_state(MPIR_Win * win, int slot, const member_info_t * all)
     nw->war_ordered = (MPIDI_OFI_global.prov_use[0]->tx_attr->msg_order & FI_ORDER_WAR) != 0;
     /* the eager path's answers go from MPIDI_OFI_notify_progress */
     MPIDI_Notify_eager_set_waker(&MPIDI_OFI_global.notify.nwaiting);
-    MPIDI_OFI_notify_tagged_init();
+    if (!MPIDI_OFI_notify_writes_init())
+        MPIDI_OFI_notify_tagged_init();
     /* this process's choice alone: the target takes either */
     MPI_Aint emax = MPIDI_Notify_eager_max(), lo, hi;
     default_eager_range(&lo, &hi);
@@ -301,7 +305,8 @@ void MPIDI_OFI_notify_win_describe(MPIR_Win * win, char *text, size_t text_sz)
         return;
     if (nw->eager_lo <= nw->eager_hi)
         snprintf(eager, sizeof(eager), "eager messages for puts of %ld to %ld bytes (%s)",
-                 (long) nw->eager_lo, (long) nw->eager_hi, MPIDI_OFI_notify_tagged_on()?
+                 (long) nw->eager_lo, (long) nw->eager_hi, MPIDI_OFI_notify_writes_on() ?
+                 "unacknowledged writes" : MPIDI_OFI_notify_tagged_on() ?
                  "tagged once the target receives on the carrier" : "active messages");
     snprintf(text, text_sz, "libfabric remote CQ data via %s, slot %d, inject up to %zu bytes, "
              "ordered by %s, get notified %s; %s",

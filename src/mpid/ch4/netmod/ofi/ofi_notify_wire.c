@@ -6,6 +6,16 @@
  * remote-write completions with CQ data; it decodes the word
  * (ofi_notify_word.h) and hands the notification to
  * MPIR_Notify_arrive_in_order (src/mpi/notify/notify_order.c).
+ *
+ * Also the eager path's write carrier (ch4_notify_eager.h): where the
+ * provider acknowledges every write asked for transmit or delivery
+ * completion (tcp), an eager put is one write asked for inject completion
+ * only, which is not acknowledged, whose word carries the eager path's
+ * answer as well; the flush waits for that answer, as for the other
+ * carriers.  The data lands in the window (no copy at the target, no
+ * receive to post again), in order with the window's other writes
+ * (FI_ORDER_WAW).  Sent: write_send; received: write_arrived, which hands
+ * it to MPIDI_Notify_eager_deliver_compact.
  */
 
 #include "mpidimpl.h"
@@ -57,11 +67,142 @@ cvars:
         from 2^(30 - N) - 1 bytes up send their length in length words.  The
         same at every process.
 
+    - name        : MPIR_CVAR_NOTIFY_OFI_EAGER_WRITES
+      category    : NOTIFY
+      type        : int
+      default     : -1
+      class       : none
+      verbosity   : MPI_T_VERBOSITY_USER_BASIC
+      scope       : MPI_T_SCOPE_LOCAL
+      description : >-
+        How the libfabric path's eager puts travel: 1 as writes that the
+        provider does not acknowledge, the flush waiting for the eager
+        path's own answer (needs FI_ORDER_WAW); 0 as tagged messages
+        (MPIR_CVAR_NOTIFY_OFI_TAGGED_RECVS) or active messages; -1 writes on
+        tcp, where the tagged message costs a copy at the target
+        (doc/benchmarks.md), else 0 (sockets acknowledges every write).
+
 === END_MPI_T_CVAR_INFO_BLOCK ===
 */
 
 _Static_assert(MPIR_NOTIFY_TAG_BITS == MPIDI_OFI_NW_TAG_BITS, "tag field of the CQ data word");
 _Static_assert(MPIR_NOTIFY_COUNTER == MPIDI_OFI_NW_COUNTER, "counter mark of the CQ data word");
+
+/* the write carrier's word for hdr to target, if it fits and may go now */
+static bool write_word(MPIR_Win * win, int target, const MPIDI_Notify_eager_hdr_t * hdr,
+                       MPI_Aint bytes, uint64_t * word)
+{
+    MPIDI_OFI_notify_win_t *nw = MPIDI_OFI_WIN(win).notify;
+    MPIDI_OFI_ew_t h = {
+        .ask = (hdr->kind & MPIDI_NOTIFY_EAGER_ASK) != 0,
+        .slot = nw ? nw->slot : -1,
+        .rank = hdr->src,
+        .tag = hdr->tag,
+        .bytes = (uint64_t) bytes,
+        .ack = hdr->ack,
+    };
+    /* The word omits the issue order, so the write must keep it: only
+     * writes the provider orders, and none while notifications to target
+     * wait in its queue (ofi_notify_order.c: a get's, an accumulate's), as
+     * put_data's carry */
+    return nw && nw->waw_ordered && !nw->qhead[target] &&
+        MPIDI_OFI_ew_encode(MPIDI_OFI_notify_rank_bits(win), &h, word);
+}
+
+static bool write_fits(MPIR_Win * win, int target, const MPIDI_Notify_eager_hdr_t * hdr,
+                       MPI_Aint bytes)
+{
+    uint64_t word;
+    return write_word(win, target, hdr, bytes, &word);
+}
+
+static int write_send(MPIR_Win * win, int target, const MPIDI_Notify_eager_hdr_t * hdr,
+                      bool compact, const void *data, MPI_Aint bytes, MPIR_Request * sreq)
+{
+    int mpi_errno = MPI_SUCCESS;
+    int vni = MPIDI_OFI_WIN(win).vni;
+    uint64_t word = 0;
+    bool fits = compact && write_word(win, target, hdr, bytes, &word);  /* as write_fits said */
+    MPIR_Assert(fits);
+    (void) fits;
+
+    MPIDI_OFI_target_mr_t mr;
+    MPIDI_OFI_prepare_target_mr(target, hdr->disp, bytes, hdr->lb, win, MPIDI_WIN(win, winattr),
+                                &mr);
+    struct iovec iov = {.iov_base = (void *) data,.iov_len = (size_t) bytes };
+    struct fi_rma_iov riov = {.addr = mr.addr + hdr->lb,.len = (size_t) bytes,.key = mr.mr_key };
+    struct fi_msg_rma msg = {.msg_iov = &iov,.iov_count = 1,
+        .addr = MPIDI_OFI_notify_dest(win, target),
+        .rma_iov = &riov,.rma_iov_count = 1,.data = word,
+        .context = sreq ? &MPIDI_OFI_REQUEST(sreq, context) : NULL
+    };
+    /* Inject completion only: asked for more, tcp acknowledges the write
+     * before the target reports it, on the reply's path; the eager path's
+     * answer says the put is done at the target.  Without sreq (no
+     * MPI_Rput_notify) the write reports no completion (MPICH binds its CQ
+     * with FI_SELECTIVE_COMPLETION): the window's counter, which counts it
+     * either way, is what flush_local waits for. */
+    uint64_t flags = FI_REMOTE_CQ_DATA | FI_INJECT_COMPLETE | (sreq ? FI_COMPLETION : 0);
+    if ((size_t) bytes <= MPIDI_OFI_global.max_buffered_write)
+        flags |= FI_INJECT;
+    if (sreq)
+        MPIDI_OFI_REQUEST(sreq, event_id) = MPIDI_OFI_EVENT_NOTIFY;
+    MPIDI_OFI_win_cntr_incr(win);
+    MPIDI_OFI_CALL_RETRY(fi_writemsg(MPIDI_OFI_WIN(win).ep, &msg, flags), vni, rdma_write, FALSE);
+  fn_fail:
+    return mpi_errno;
+}
+
+static MPIDI_Notify_eager_carrier_t write_carrier = {
+    .send = write_send,
+    .fits = write_fits,
+    .compact_max = MPIDI_OFI_DEFAULT_SHORT_SEND_SIZE,
+    .inject_max = MPIR_AINT_MAX,        /* no request: the counter (write_send) */
+    .writes = true,
+};
+
+static bool writes_on;
+
+bool MPIDI_OFI_notify_writes_on(void)
+{
+    return writes_on;
+}
+
+/* once, at the first window of the path: whether eager puts are writes */
+bool MPIDI_OFI_notify_writes_init(void)
+{
+    static bool done;
+    if (done)
+        return writes_on;
+    done = true;
+
+    const char *prov = MPIDI_OFI_global.prov_use[0]->fabric_attr->prov_name;
+    int want = MPIR_CVAR_NOTIFY_OFI_EAGER_WRITES;
+    if (want < 0)
+        want = strncmp(prov, "tcp", 3) == 0;
+    /* the word omits the issue order: only writes the provider orders */
+    writes_on = want > 0 && MPIDI_Notify_eager_msg_max() > 0 &&
+        MPIR_CVAR_NOTIFY_OFI_ORDERING != MPIR_CVAR_NOTIFY_OFI_ORDERING_completion &&
+        (MPIDI_OFI_global.prov_use[0]->tx_attr->msg_order & FI_ORDER_WAW);
+    if (writes_on)
+        MPIDI_Notify_eager_set_carrier(&write_carrier);
+    return writes_on;
+}
+
+/* a write carrier's put: the data is in place, the word says the rest */
+static int write_arrived(MPIR_Win * win, const MPIDI_OFI_ew_t * h)
+{
+    MPIDI_Notify_eager_hdr_t hdr = {
+        .win_id = MPIDIG_WIN(win, win_id),
+        .src = h->rank,
+        .tag = h->tag,
+        .ack = h->ack,
+        .kind = MPIDI_NOTIFY_EAGER_PLACED | MPIDI_NOTIFY_EAGER_ACK_DELTA |
+            (h->ask ? MPIDI_NOTIFY_EAGER_ASK : 0),
+    };
+    return MPIDI_Notify_eager_deliver_compact(&hdr, NULL, (MPI_Aint) h->bytes,
+                                              MPIR_NOTIFY_PATH_EAGER_WRITE);
+}
 
 int MPIDI_OFI_notify_cq_data(uint64_t data)
 {
@@ -70,7 +211,11 @@ int MPIDI_OFI_notify_cq_data(uint64_t data)
     MPIDI_OFI_notify_global_t *g = &MPIDI_OFI_global.notify;
     MPIR_Win *win = g->slots[slot];
     int r = win ? MPIDI_OFI_notify_rank_bits(win) : MPIDI_OFI_NW_RANK_BITS;
-    int src = MPIDI_OFI_nw_rank(data, r);
+    MPIDI_OFI_ew_t ew;
+    bool is_ew = MPIDI_OFI_ew_is(data);
+    if (is_ew)
+        MPIDI_OFI_ew_decode(r, data, &ew);
+    int src = is_ew ? ew.rank : MPIDI_OFI_nw_rank(data, r);
 
     if (unlikely(win == NULL || src >= win->comm_ptr->local_size)) {
         /* A word for no window of ours (corrupt, or late for a freed
@@ -85,6 +230,8 @@ int MPIDI_OFI_notify_cq_data(uint64_t data)
                     g->dropped);
         goto fn_exit;
     }
+    if (is_ew)
+        return write_arrived(win, &ew);
     MPIDI_OFI_notify_win_t *nw = MPIDI_OFI_WIN(win).notify;
 
     if (MPIDI_OFI_nw_is_len(data)) {

@@ -8,7 +8,8 @@
  *               other 30 - R (all ones: see the length words)
  *   bit 63 = 1  length word:  [62:55] slot, [54] 0, [53:35] origin rank,
  *               [34:0] the next 35 bits of the byte count of the origin's
- *               next notification, most significant part first
+ *               next notification, most significant part first;
+ *               with [54] 1, an eager write's word (below)
  * R is the window's rank width, MPIDI_OFI_nw_rank_bits of its size: both
  * ends know it, and a small window leaves the byte count most of the 30
  * bits, so that a notified put of up to 2^(30 - R) - 2 bytes is one write
@@ -200,6 +201,72 @@ static inline void MPIDI_OFI_cw_decode(int b, int r, uint64_t tag, uint64_t data
     h->ack = tag & MPIDI_OFI_NW_MASK(ab);
     h->seq = (uint32_t) (data >> 32);
     h->disp = (uint32_t) data;
+}
+
+/*
+ * The eager path's write carrier (ofi_notify_wire.c): an eager put as one
+ * write that the provider is not asked to acknowledge, its notification
+ * and the eager path's answer in one word:
+ *
+ *   [63] 1, [54] 1, [62:55] slot, [53] counter, [52:29] tag (counter: its
+ *   index), [28] the put asks for its answer, then in [27:0] the origin rank
+ *   in the top r bits, the answer in the low MPIDI_OFI_EW_ACK_BITS (how many
+ *   more of the receiver's puts are done than the sender's last such answer
+ *   said; 0: none) and the byte count in the 22 - r bits between (2
+ *   processes: up to 1 MiB - 1).
+ */
+#define MPIDI_OFI_EW_MARK       (MPIDI_OFI_NW_LEN_WORD | MPIDI_OFI_NW_COUNTER_BIT)
+#define MPIDI_OFI_EW_COUNTER_BIT (1ULL << 53)
+#define MPIDI_OFI_EW_TAG_SHIFT  29
+#define MPIDI_OFI_EW_ASK_BIT    (1ULL << 28)
+#define MPIDI_OFI_EW_LOW_BITS   28
+#define MPIDI_OFI_EW_ACK_BITS   6
+
+typedef struct {
+    bool ask;
+    int slot, rank, tag;        /* tag: MPIDI_OFI_NW_COUNTER | index for a counter */
+    uint64_t bytes, ack;
+} MPIDI_OFI_ew_t;
+
+/* the byte count's width at rank width r (< 1: no such word) */
+static inline int MPIDI_OFI_ew_bytes_bits(int r)
+{
+    return MPIDI_OFI_EW_LOW_BITS - MPIDI_OFI_EW_ACK_BITS - r;
+}
+
+/* whether h fits the word at rank width r; then *w */
+static inline bool MPIDI_OFI_ew_encode(int r, const MPIDI_OFI_ew_t * h, uint64_t * w)
+{
+    int bb = MPIDI_OFI_ew_bytes_bits(r);
+    int t = h->tag & ~MPIDI_OFI_NW_COUNTER;
+    if (bb < 1 || t < 0 || t > (int) MPIDI_OFI_NW_MASK(MPIDI_OFI_NW_TAG_BITS) ||
+        h->bytes > MPIDI_OFI_NW_MASK(bb) || h->ack > MPIDI_OFI_NW_MASK(MPIDI_OFI_EW_ACK_BITS) ||
+        h->rank < 0 || (uint64_t) h->rank > MPIDI_OFI_NW_MASK(r) || h->slot < 0 ||
+        h->slot >= MPIDI_OFI_NW_SLOTS)
+        return false;
+    *w = MPIDI_OFI_EW_MARK | ((uint64_t) h->slot << MPIDI_OFI_NW_SLOT_SHIFT) |
+        ((h->tag & MPIDI_OFI_NW_COUNTER) ? MPIDI_OFI_EW_COUNTER_BIT : 0) |
+        ((uint64_t) t << MPIDI_OFI_EW_TAG_SHIFT) | (h->ask ? MPIDI_OFI_EW_ASK_BIT : 0) |
+        ((uint64_t) h->rank << (MPIDI_OFI_EW_LOW_BITS - r)) |
+        (h->bytes << MPIDI_OFI_EW_ACK_BITS) | h->ack;
+    return true;
+}
+
+static inline bool MPIDI_OFI_ew_is(uint64_t w)
+{
+    return (w & MPIDI_OFI_EW_MARK) == MPIDI_OFI_EW_MARK;
+}
+
+/* the rest, once the slot (MPIDI_OFI_nw_slot) named the window and so r */
+static inline void MPIDI_OFI_ew_decode(int r, uint64_t w, MPIDI_OFI_ew_t * h)
+{
+    h->slot = MPIDI_OFI_nw_slot(w);
+    h->tag = (int) ((w >> MPIDI_OFI_EW_TAG_SHIFT) & MPIDI_OFI_NW_MASK(MPIDI_OFI_NW_TAG_BITS)) |
+        ((w & MPIDI_OFI_EW_COUNTER_BIT) ? MPIDI_OFI_NW_COUNTER : 0);
+    h->ask = (w & MPIDI_OFI_EW_ASK_BIT) != 0;
+    h->rank = (int) ((w >> (MPIDI_OFI_EW_LOW_BITS - r)) & MPIDI_OFI_NW_MASK(r));
+    h->bytes = (w >> MPIDI_OFI_EW_ACK_BITS) & MPIDI_OFI_NW_MASK(MPIDI_OFI_ew_bytes_bits(r));
+    h->ack = w & MPIDI_OFI_NW_MASK(MPIDI_OFI_EW_ACK_BITS);
 }
 
 #endif /* OFI_NOTIFY_WORD_H_INCLUDED */
