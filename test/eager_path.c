@@ -5,13 +5,13 @@
  *
  *   A. which path carried them: MPI_T's notify_arrived_eager_am,
  *      notify_arrived_eager_tagged and notify_arrived_eager_write count the
- *      8 B, 1 KiB, 12 KiB and 16 KiB puts of the window's eager range where
- *      the path table says cq-data: by default on tcp 1, 12 and 16 KiB, all
- *      as writes (MPIR_CVAR_NOTIFY_OFI_EAGER_WRITES, on by default on tcp
+ *      8 B, 1 KiB, 12 KiB, 16 KiB and 64 KiB puts of the window's eager
+ *      range where the path table says cq-data: by default on tcp all but
+ *      8 B, as writes (MPIR_CVAR_NOTIFY_OFI_EAGER_WRITES, on by default on tcp
  *      where the provider orders writes); with writes off, 1 KiB, and 12 and
  *      16 KiB where the tagged carrier is on (MPIR_CVAR_NOTIFY_OFI_TAGGED_RECVS
  *      not 0; 16 KiB, MPICH's short-send size, fits only its compact
- *      messages, the data alone); on sockets all four with the carrier,
+ *      messages, the data alone); on sockets all up to 16 KiB with the carrier,
  *      none without; with MPIR_CVAR_NOTIFY_OFI_EAGER_MIN/MAX what they say
  *      (MAX=0: none).  The first eager put of the window is an active
  *      message, the rest ride the tagged carrier; none do with
@@ -94,8 +94,9 @@ static void wait_tag(MPI_Win win, int src, int tag, int count)
  * default range is the provider's (ofi_notify_win.c): on sockets every size
  * up to the largest eager message with the tagged carrier, none without;
  * elsewhere from above the inject size (1 KiB, not 8 B) to MPICH's
- * short-send size (12 and 16 KiB too) with eager writes or the tagged
- * carrier, 8 KiB without.  The CVARs set either end.  Returns whether the path is cq-data;
+ * short-send size (12 and 16 KiB too) with the tagged carrier, 8 KiB
+ * without; with eager writes up to what their word holds (64 KiB too).
+ * The CVARs set either end.  Returns whether the path is cq-data;
  * path and why as na_path gives them. */
 static int eager_range(MPI_Win win, int target, int *lo, int *hi, char *path, char *why)
 {
@@ -106,7 +107,7 @@ static int eager_range(MPI_Win win, int target, int *lo, int *hi, char *path, ch
     int carrier = !env_is("MPIR_CVAR_NOTIFY_OFI_TAGGED_RECVS", "0");
     int on_sockets = prov && !strncmp(prov, "sockets", 7), writes = eager_writes();
     *lo = min ? atoi(min) : on_sockets && carrier && !writes ? 0 : KB;
-    *hi = max ? atoi(max) : writes || carrier ? FULL : on_sockets ? -1 : 8 * KB;
+    *hi = max ? atoi(max) : writes ? BIG : carrier ? FULL : on_sockets ? -1 : 8 * KB;
     return !strcmp(path, "cq-data");
 }
 
@@ -118,14 +119,15 @@ static void by_path(MPI_Win win, char *base, int rank)
     int carrier = !env_is("MPIR_CVAR_NOTIFY_OFI_TAGGED_RECVS", "0"), writes = eager_writes();
     int tagged = carrier && !writes && !env_is("EAGER_PATH_ARM_FAILS", "1");
     int first = 1;              /* the window's first eager put is still to come */
-    static char src[FULL];
-    const int sizes[] = { 8, KB, MID, FULL };
+    static char src[BIG];
+    const int sizes[] = { 8, KB, MID, FULL, BIG };
 
-    for (int s = 0; s < 4; s++) {
+    for (int s = 0; s < 5; s++) {
         int n = sizes[s];
         /* 16 KiB: written, or on the carrier once the target said it
-         * receives there */
-        int eager = cq && lo <= n && n <= hi && (n < FULL || writes || (tagged && !first));
+         * receives there; 64 KiB: written only */
+        int eager = cq && lo <= n && n <= hi &&
+            (n < FULL || writes || (n == FULL && tagged && !first));
         const char *names[3] = { "notify_arrived_eager_am", "notify_arrived_eager_tagged",
             "notify_arrived_eager_write"
         };

@@ -174,8 +174,8 @@ static void write_word(void)
     /* no room for a byte count: no word */
     MPIDI_OFI_ew_t h = {.rank = 0 };
     EXPECT(!MPIDI_OFI_ew_encode(r, &h, &w), "r %d: no byte bits, yet encoded", r);
-    /* 2 processes: a put of up to 1 MiB - 1 */
-    EXPECT(MPIDI_OFI_ew_bytes_bits(MPIDI_OFI_nw_rank_bits(2)) == 20, "2 processes: 20 bits");
+    /* 2 processes: a put of up to 2 MiB - 1 */
+    EXPECT(MPIDI_OFI_ew_bytes_bits(MPIDI_OFI_nw_rank_bits(2)) == 21, "2 processes: 21 bits");
     /* notification and length words are not write words */
     uint64_t nw[3];
     int n = MPIDI_OFI_nw_encode(MPIDI_OFI_NW_SLOTS - 1, 2, 3, MPIDI_OFI_NW_COUNTER | 0xffffff,

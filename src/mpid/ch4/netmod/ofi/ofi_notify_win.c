@@ -78,9 +78,11 @@ cvars:
         The largest put sent as an eager active message (see
         MPIR_CVAR_NOTIFY_OFI_EAGER_MIN).  -1: the provider's measured
         default, where the write overtakes the message (bench/eager-table.sh,
-        doc/benchmarks.md): the largest eager message where the tagged
-        carrier is on (MPIR_CVAR_NOTIFY_OFI_TAGGED_RECVS), else 8192, and 0
-        on sockets;
+        doc/benchmarks.md): where eager puts are writes
+        (MPIR_CVAR_NOTIFY_OFI_EAGER_WRITES) the largest their word holds
+        (2 MiB - 1 in a window of 2 processes), the largest eager message
+        where the tagged carrier is on (MPIR_CVAR_NOTIFY_OFI_TAGGED_RECVS),
+        else 8192, and 0 on sockets;
         0: never (every put is a write); a value above the largest eager
         message of the netmod means that largest.
 
@@ -101,9 +103,9 @@ cvars:
  * asks for no more (its answer is the eager path's own), leads at every
  * size, and active messages (MPICH's sends) at none.  Providers not
  * measured get tcp's range.  Eager writes (tcp's default, ofi_notify_wire.c)
- * take the tagged carrier's range: a write asked for inject completion only
- * is not acknowledged, and lands without the message's copy at the target
- * (doc/benchmarks.md, 2026-11-29, eleventh session). */
+ * lead at every size their word holds: a write asked for inject completion
+ * only is not acknowledged, and lands without the message's copy at the
+ * target (doc/benchmarks.md, 2026-11-29, eleventh session). */
 static void default_eager_range(MPI_Aint * lo, MPI_Aint * hi)
 {
     const char *prov = MPIDI_OFI_global.prov_use[0]->fabric_attr->prov_name;

@@ -156,7 +156,9 @@ static int write_send(MPIR_Win * win, int target, const MPIDI_Notify_eager_hdr_t
 static MPIDI_Notify_eager_carrier_t write_carrier = {
     .send = write_send,
     .fits = write_fits,
-    .compact_max = MPIDI_OFI_DEFAULT_SHORT_SEND_SIZE,
+    /* the word's byte count at rank width 1; write_fits refuses what a
+     * window's width leaves no room for */
+    .compact_max = (1 << (MPIDI_OFI_EW_LOW_BITS - MPIDI_OFI_EW_ACK_BITS - 1)) - 1,
     .inject_max = MPIR_AINT_MAX,        /* no request: the counter (write_send) */
     .writes = true,
 };

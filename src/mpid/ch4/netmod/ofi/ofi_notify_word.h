@@ -212,15 +212,15 @@ static inline void MPIDI_OFI_cw_decode(int b, int r, uint64_t tag, uint64_t data
  *   index), [28] the put asks for its answer, then in [27:0] the origin rank
  *   in the top r bits, the answer in the low MPIDI_OFI_EW_ACK_BITS (how many
  *   more of the receiver's puts are done than the sender's last such answer
- *   said; 0: none) and the byte count in the 22 - r bits between (2
- *   processes: up to 1 MiB - 1).
+ *   said; 0: none) and the byte count in the 23 - r bits between (2
+ *   processes: up to 2 MiB - 1, so 1 MiB puts are one write).
  */
 #define MPIDI_OFI_EW_MARK       (MPIDI_OFI_NW_LEN_WORD | MPIDI_OFI_NW_COUNTER_BIT)
 #define MPIDI_OFI_EW_COUNTER_BIT (1ULL << 53)
 #define MPIDI_OFI_EW_TAG_SHIFT  29
 #define MPIDI_OFI_EW_ASK_BIT    (1ULL << 28)
 #define MPIDI_OFI_EW_LOW_BITS   28
-#define MPIDI_OFI_EW_ACK_BITS   6
+#define MPIDI_OFI_EW_ACK_BITS   5
 
 typedef struct {
     bool ask;
