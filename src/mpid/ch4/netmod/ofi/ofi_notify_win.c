@@ -288,6 +288,11 @@ static int new_state(MPIR_Win * win, int slot, const member_info_t * all)
         MPIDI_OFI_notify_tagged_init();
     /* this process's choice alone: the target takes either */
     MPI_Aint emax = MPIDI_Notify_eager_max(), lo, hi;
+    if (MPIDI_OFI_notify_writes_on()) {
+        /* what the word holds at this window's rank width */
+        int bb = MPIDI_OFI_ew_bytes_bits(MPIDI_OFI_notify_rank_bits(win));
+        emax = bb < 1 ? 0 : MPL_MIN(emax, (MPI_Aint) MPIDI_OFI_NW_MASK(bb));
+    }
     default_eager_range(&lo, &hi);
     nw->eager_lo = MPIR_CVAR_NOTIFY_OFI_EAGER_MIN >= 0 ? MPIR_CVAR_NOTIFY_OFI_EAGER_MIN : lo;
     nw->eager_hi = MPL_MIN(MPIR_CVAR_NOTIFY_OFI_EAGER_MAX >= 0 ?
