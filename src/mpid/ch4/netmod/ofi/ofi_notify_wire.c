@@ -116,11 +116,29 @@ static bool write_fits(MPIR_Win * win, int target, const MPIDI_Notify_eager_hdr_
     return write_word(win, target, hdr, bytes, &word);
 }
 
-static int write_send(MPIR_Win * win, int target, const MPIDI_Notify_eager_hdr_t * hdr,
-                      bool compact, const void *data, MPI_Aint bytes, MPIR_Request * sreq)
+/* One RMA write of len bytes (len may be 0) into the target's window with
+ * data as its remote CQ data where flags ask for it; context NULL: no
+ * completion entry (FI_COMPLETION in flags asks for one).  The caller has
+ * counted the write in the window's issued counter. */
+static int write_msg(MPIR_Win * win, int target, const void *buf, size_t len, uint64_t raddr,
+                     uint64_t key, uint64_t data, uint64_t flags, void *context)
 {
     int mpi_errno = MPI_SUCCESS;
     int vni = MPIDI_OFI_WIN(win).vni;
+    struct iovec iov = {.iov_base = (void *) buf,.iov_len = len };
+    struct fi_rma_iov riov = {.addr = raddr,.len = len,.key = key };
+    struct fi_msg_rma msg = {.msg_iov = &iov,.iov_count = 1,
+        .addr = MPIDI_OFI_notify_dest(win, target),
+        .rma_iov = &riov,.rma_iov_count = 1,.data = data,.context = context
+    };
+    MPIDI_OFI_CALL_RETRY(fi_writemsg(MPIDI_OFI_WIN(win).ep, &msg, flags), vni, rdma_write, FALSE);
+  fn_fail:
+    return mpi_errno;
+}
+
+static int write_send(MPIR_Win * win, int target, const MPIDI_Notify_eager_hdr_t * hdr,
+                      bool compact, const void *data, MPI_Aint bytes, MPIR_Request * sreq)
+{
     uint64_t word = 0;
     bool fits = compact && write_word(win, target, hdr, bytes, &word);  /* as write_fits said */
     MPIR_Assert(fits);
@@ -129,13 +147,6 @@ static int write_send(MPIR_Win * win, int target, const MPIDI_Notify_eager_hdr_t
     MPIDI_OFI_target_mr_t mr;
     MPIDI_OFI_prepare_target_mr(target, hdr->disp, bytes, hdr->lb, win, MPIDI_WIN(win, winattr),
                                 &mr);
-    struct iovec iov = {.iov_base = (void *) data,.iov_len = (size_t) bytes };
-    struct fi_rma_iov riov = {.addr = mr.addr + hdr->lb,.len = (size_t) bytes,.key = mr.mr_key };
-    struct fi_msg_rma msg = {.msg_iov = &iov,.iov_count = 1,
-        .addr = MPIDI_OFI_notify_dest(win, target),
-        .rma_iov = &riov,.rma_iov_count = 1,.data = word,
-        .context = sreq ? &MPIDI_OFI_REQUEST(sreq, context) : NULL
-    };
     /* Inject completion only: asked for more, tcp acknowledges the write
      * before the target reports it, on the reply's path; the eager path's
      * answer says the put is done at the target.  Without sreq (no
@@ -148,9 +159,8 @@ static int write_send(MPIR_Win * win, int target, const MPIDI_Notify_eager_hdr_t
     if (sreq)
         MPIDI_OFI_REQUEST(sreq, event_id) = MPIDI_OFI_EVENT_NOTIFY;
     MPIDI_OFI_win_cntr_incr(win);
-    MPIDI_OFI_CALL_RETRY(fi_writemsg(MPIDI_OFI_WIN(win).ep, &msg, flags), vni, rdma_write, FALSE);
-  fn_fail:
-    return mpi_errno;
+    return write_msg(win, target, data, (size_t) bytes, mr.addr + hdr->lb, mr.mr_key, word, flags,
+                     sreq ? &MPIDI_OFI_REQUEST(sreq, context) : NULL);
 }
 
 static MPIDI_Notify_eager_carrier_t write_carrier = {
@@ -264,13 +274,7 @@ int MPIDI_OFI_notify_write(MPIR_Win * win, int target, const void *buf, size_t l
                            uint64_t key, uint64_t data, uint64_t flags, MPIR_Request ** track)
 {
     int mpi_errno = MPI_SUCCESS;
-    int vni = MPIDI_OFI_WIN(win).vni;
-    struct iovec iov = {.iov_base = (void *) buf,.iov_len = len };
-    struct fi_rma_iov riov = {.addr = raddr,.len = len,.key = key };
-    struct fi_msg_rma msg = {.msg_iov = &iov,.iov_count = 1,
-        .addr = MPIDI_OFI_notify_dest(win, target),
-        .rma_iov = &riov,.rma_iov_count = 1,.data = data
-    };
+    void *context = NULL;
 
     if (track) {
         /* MPICH's chunk event completes the request (ofi_events.c); not
@@ -278,14 +282,15 @@ int MPIDI_OFI_notify_write(MPIR_Win * win, int target, const void *buf, size_t l
         MPIDI_OFI_chunk_request *creq = MPL_malloc(sizeof(*creq), MPL_MEM_RMA);
         MPIR_ERR_CHKANDJUMP1(!creq, mpi_errno, MPI_ERR_NO_MEM, "**nomem", "**nomem %s",
                              "notify write context");
-        MPIDI_OFI_REQUEST_CREATE(*track, MPIR_REQUEST_KIND__RMA, vni);
+        MPIDI_OFI_REQUEST_CREATE(*track, MPIR_REQUEST_KIND__RMA, MPIDI_OFI_WIN(win).vni);
         MPIR_cc_inc((*track)->cc_ptr);
         creq->event_id = MPIDI_OFI_EVENT_CHUNK_DONE;
         creq->parent = *track;
-        msg.context = &creq->context;
+        context = &creq->context;
         flags |= FI_COMPLETION | FI_DELIVERY_COMPLETE;
     }
-    MPIDI_OFI_CALL_RETRY(fi_writemsg(MPIDI_OFI_WIN(win).ep, &msg, flags), vni, rdma_write, FALSE);
+    mpi_errno = write_msg(win, target, buf, len, raddr, key, data, flags, context);
+    MPIR_ERR_CHECK(mpi_errno);
     if (track)
         MPIDI_OFI_sigreq_complete(track);
   fn_fail:
