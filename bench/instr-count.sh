@@ -6,7 +6,9 @@
 #
 #   bench/instr-count.sh [MODE...]     (default: put_notify put_counter sendrecv put_flush floor)
 #   A MODE may end in _nowin (no window: -win 0) or _idleN (no window of its
-#   own, N idle windows allocated: -win 0 -idle N), e.g. sendrecv_idle1000.
+#   own, N idle windows allocated: -win 0 -idle N), e.g. sendrecv_idle1000,
+#   or _net (over the netmod, MPIR_CVAR_NOLOCAL=1 with tcp;ofi_rxm; only for
+#   modes whose target makes no call: put_flush_local_net).
 #   env: PREFIX (the install, _install), INSTR_ITERS (200), INSTR_OUT (a temporary directory),
 #        INSTR_ARGS (more arguments to bench/instr, e.g. "-win 0")
 # Prints "mode origin target total vs_send" per mode: instructions per
@@ -35,13 +37,14 @@ mpi_calls() {
 : >"$OUT/counts.txt"
 for m in "${modes[@]}"; do
     rm -f "$OUT/cg.$m".*
-    base=$m extra=
+    base=$m extra= nolocal=0
     case $m in
         *_nowin) base=${m%_nowin} extra="-win 0" ;;
         *_idle[0-9]*) base=${m%_idle*} extra="-win 0 -idle ${m##*_idle}" ;;
+        *_net) base=${m%_net} nolocal=1 ;;
     esac
     # shellcheck disable=SC2086
-    timeout 300 "$PREFIX/bin/mpiexec" -n 2 valgrind -q --tool=callgrind --collect-atstart=no \
+    MPIR_CVAR_NOLOCAL=$nolocal timeout 300 "$PREFIX/bin/mpiexec" -n 2 valgrind -q --tool=callgrind --collect-atstart=no \
         --callgrind-out-file="$OUT/cg.$m.%q{PMI_RANK}" "$OUT/instr" -mode "$base" -n "$ITERS" $extra ${INSTR_ARGS:-} \
         >"$OUT/$m.log" 2>&1 || { cat "$OUT/$m.log" >&2; exit 1; }
     o=$(mpi_calls "$OUT/cg.$m.0") t=$(mpi_calls "$OUT/cg.$m.1")
@@ -49,10 +52,10 @@ for m in "${modes[@]}"; do
 done
 awk '{ tot[NR] = $2 + $3; line[NR] = $0; if ($1 == "sendrecv") send = $2 + $3 }
      END {
-         printf "%-12s %8s %8s %8s %8s\n", "mode", "origin", "target", "total", "vs_send"
+         printf "%-20s %8s %8s %8s %8s\n", "mode", "origin", "target", "total", "vs_send"
          for (i = 1; i <= NR; i++) {
              split(line[i], f, " ")
-             printf "%-12s %8d %8d %8d %8s\n", f[1], f[2], f[3], tot[i],
+             printf "%-20s %8d %8d %8d %8s\n", f[1], f[2], f[3], tot[i],
                     send ? sprintf("%.2f", tot[i] / send) : "-"
          }
      }' "$OUT/counts.txt"

@@ -5,7 +5,8 @@
  * MPI calls of one message are collected, between CALLGRIND_TOGGLE_COLLECT
  * pairs, so the numbers repeat from run to run where times do not.
  *
- *   instr -mode put_notify|put_counter|sendrecv|put_flush|floor [-n ITERS] [-w WARMUP] [-win 0]
+ *   instr -mode put_notify|put_counter|sendrecv|put_flush|put_flush_local|floor [-n ITERS]
+ *         [-w WARMUP] [-win 0]
  *         [-idle N]
  *
  * Modes (origin calls | target calls):
@@ -14,6 +15,9 @@
  *                MPIX_Win_set_notify
  *   sendrecv     MPI_Send | MPI_Recv
  *   put_flush    MPI_Put + MPI_Win_flush | nothing (what standard RMA costs)
+ *   put_flush_local  MPI_Put + MPI_Win_flush_local | nothing (over the netmod,
+ *                bench/instr-count.sh's put_flush_local_net: an injected
+ *                write is locally complete when MPI_Put returns)
  *   floor        MPI_Put + MPI_Win_flush | MPI_Start + MPI_Wait of a persistent
  *                receive from MPI_PROC_NULL: what put_notify's calls cost
  *                in MPICH's own code, with no notification (its floor)
@@ -30,7 +34,7 @@
  * MPI progress uncounted while it waits for its turn, for transports that
  * need the sender's progress to deliver.  8 bytes per message.
  * Built against an MPI without Notified Access (stock MPICH: no
- * MPI_NOTIFY_TAG_UB in mpi.h), only sendrecv, put_flush and floor exist, so the
+ * MPI_NOTIFY_TAG_UB in mpi.h), only sendrecv, put_flush(_local) and floor exist, so the
  * standard calls can be compared with the same program (bench/stock-instr.sh). */
 #include <mpi.h>
 #include <fcntl.h>
@@ -43,9 +47,9 @@
 #include <valgrind/callgrind.h>
 #include "bench_util.h"
 
-enum { PUT_NOTIFY, PUT_COUNTER, SENDRECV, PUT_FLUSH, FLOOR, NMODES };
+enum { PUT_NOTIFY, PUT_COUNTER, SENDRECV, PUT_FLUSH, PUT_FLUSH_LOCAL, FLOOR, NMODES };
 static const char *const mode_names[NMODES] = { "put_notify", "put_counter", "sendrecv",
-    "put_flush", "floor"
+    "put_flush", "put_flush_local", "floor"
 };
 
 enum { TAG = 3, SIZE = 8 };
@@ -98,7 +102,7 @@ int main(int argc, char **argv)
     int iters = 200, warmup = 50, rank, nranks, mode = -1, usewin = 1, nidle = 0;
     const char *mode_s = NULL;
     const bu_opt_t opts[] = {
-        {"-mode", BU_STRING, &mode_s, "put_notify, put_counter, sendrecv, put_flush or floor"},
+        {"-mode", BU_STRING, &mode_s, "put_notify, put_counter, sendrecv, put_flush, put_flush_local or floor"},
         {"-n", BU_INT, &iters, "counted messages (200)"},
         {"-w", BU_INT, &warmup, "messages before counting (50)"},
         {"-win", BU_INT, &usewin, "0: allocate no window (sendrecv only; 1)"},
@@ -108,14 +112,16 @@ int main(int argc, char **argv)
                      "instr -mode MODE [-n ITERS] [-w WARMUP]", &rank, &nranks);
     for (int m = 0; !rc && mode_s && m < NMODES; m++)
         if (strcmp(mode_s, mode_names[m]) == 0 &&
-            (HAVE_NOTIFY || m == SENDRECV || m == PUT_FLUSH || m == FLOOR))
+            (HAVE_NOTIFY || m == SENDRECV || m == PUT_FLUSH || m == PUT_FLUSH_LOCAL ||
+             m == FLOOR))
             mode = m;
     if (!rc && (mode < 0 || iters < 1 || warmup < 0 || nranks != 2 || nidle < 0 ||
                 (!usewin && mode != SENDRECV))) {
         if (rank == 0)
             fprintf(stderr, "instr: need -mode %s, ITERS >= 1, WARMUP >= 0 and 2 processes\n",
-                    HAVE_NOTIFY ? "put_notify|put_counter|sendrecv|put_flush|floor" :
-                    "sendrecv|put_flush|floor (this MPI has no Notified Access); -win 0 with sendrecv only");
+                    HAVE_NOTIFY ? "put_notify|put_counter|sendrecv|put_flush|put_flush_local|floor" :
+                    "sendrecv|put_flush|put_flush_local|floor (this MPI has no Notified Access); "
+                    "-win 0 with sendrecv only");
         rc = 1;
     }
     if (rc) {
@@ -180,6 +186,10 @@ int main(int argc, char **argv)
                     MPI_Put(src, SIZE, MPI_BYTE, 1, 0, SIZE, MPI_BYTE, win);
                     MPI_Win_flush(1, win);
                     break;
+                case PUT_FLUSH_LOCAL:
+                    MPI_Put(src, SIZE, MPI_BYTE, 1, 0, SIZE, MPI_BYTE, win);
+                    MPI_Win_flush_local(1, win);
+                    break;
             }
             if (counted)
                 CALLGRIND_TOGGLE_COLLECT;
@@ -207,6 +217,7 @@ int main(int argc, char **argv)
                     MPI_Recv(dst, SIZE, MPI_BYTE, 0, TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
                     break;
                 case PUT_FLUSH:
+                case PUT_FLUSH_LOCAL:
                     break;
                 case FLOOR:
                     MPI_Start(&preq);
@@ -217,7 +228,8 @@ int main(int argc, char **argv)
                 CALLGRIND_TOGGLE_COLLECT;
             /* the data arrived (put_flush has no notification, so its byte is
              * only checked after the loop) */
-            if (mode != PUT_FLUSH && mode != FLOOR && (mode == SENDRECV ? dst[0] : wbuf[0]) != (char) i) {
+            if (mode != PUT_FLUSH && mode != PUT_FLUSH_LOCAL && mode != FLOOR &&
+                (mode == SENDRECV ? dst[0] : wbuf[0]) != (char) i) {
                 fprintf(stderr, "instr: message %d not there\n", i);
                 MPI_Abort(MPI_COMM_WORLD, 1);
             }

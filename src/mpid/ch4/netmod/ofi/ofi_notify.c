@@ -106,12 +106,13 @@ static int put_pieces(const void *origin_addr, int origin_count, MPI_Datatype or
         size_t len = MPL_MIN(a->iov_len, b->iov_len);
         uint64_t raddr = (uintptr_t) b->iov_base;
 
-        MPIDI_OFI_win_cntr_incr(win);
         if (len <= MPIDI_OFI_global.max_buffered_write) {
             fi_addr_t dest = MPIDI_OFI_notify_dest(win, target);
+            MPIDI_OFI_win_cntr_incr_inject(win);
             MPIDI_OFI_CALL_RETRY(fi_inject_write(MPIDI_OFI_WIN(win).ep, a->iov_base, len, dest,
                                                  raddr, mr.mr_key), vni, rdma_inject_write, FALSE);
         } else {
+            MPIDI_OFI_win_cntr_incr(win);
             mpi_errno = MPIDI_OFI_notify_write(win, target, a->iov_base, len, raddr, mr.mr_key, 0,
                                   FI_DELIVERY_COMPLETE, NULL);
             MPIR_ERR_CHECK(mpi_errno);
@@ -212,13 +213,18 @@ static int put_data(const void *origin_addr, int origin_count, MPI_Datatype orig
     if (contig && (bytes > 0 || carry)) {
         uint64_t data = carry ? words[nwords - 1] : 0;
         uint64_t flags = carry ? FI_REMOTE_CQ_DATA : 0;
+        bool inject = waw && bytes <= MPIDI_OFI_global.max_buffered_write;
 
-        MPIDI_OFI_win_cntr_incr(win);
+        /* an injected write is locally complete on return (flush_local) */
+        if (inject)
+            MPIDI_OFI_win_cntr_incr_inject(win);
+        else
+            MPIDI_OFI_win_cntr_incr(win);
         if (!waw) {
             /* later notifications to this target wait for this write */
             mpi_errno = MPIDI_OFI_notify_write(win, target_rank, buf, bytes, raddr, mr.mr_key, data,
                                   flags, req);
-        } else if (bytes <= MPIDI_OFI_global.max_buffered_write) {
+        } else if (inject) {
             if (carry)
                 MPIDI_OFI_CALL_RETRY(fi_inject_writedata(MPIDI_OFI_WIN(win).ep, buf,
                                                          bytes, data, dest, raddr,

@@ -43,10 +43,11 @@ bool MPIDI_OFI_notify_writes_on(void);
 int MPIDI_OFI_notify_after(MPIR_Win * win, int target, const uint64_t * words, int nwords,
                            MPIR_Request * req);
 
+/* n notification words (no origin buffer: nothing for flush_local to wait for) */
 MPL_STATIC_INLINE_PREFIX void MPIDI_OFI_notify_count_issued(MPIR_Win * win, int n)
 {
     while (n-- > 0)
-        MPIDI_OFI_win_cntr_incr(win);
+        MPIDI_OFI_win_cntr_incr_inject(win);
 }
 
 #endif /* OFI_NOTIFY_IMPL_H_INCLUDED */

@@ -158,7 +158,10 @@ static int write_send(MPIR_Win * win, int target, const MPIDI_Notify_eager_hdr_t
         flags |= FI_INJECT;
     if (sreq)
         MPIDI_OFI_REQUEST(sreq, event_id) = MPIDI_OFI_EVENT_NOTIFY;
-    MPIDI_OFI_win_cntr_incr(win);
+    if (flags & FI_INJECT)      /* locally complete on return (flush_local) */
+        MPIDI_OFI_win_cntr_incr_inject(win);
+    else
+        MPIDI_OFI_win_cntr_incr(win);
     return write_msg(win, target, data, (size_t) bytes, mr.addr + hdr->lb, mr.mr_key, word, flags,
                      sreq ? &MPIDI_OFI_REQUEST(sreq, context) : NULL);
 }
