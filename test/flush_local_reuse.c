@@ -55,8 +55,10 @@ int main(int argc, char **argv)
             fill(small, 8, r + 1);
             fill(small2, 8, r + 2);
             memset(got, 0, sizeof(got));
-            /* an injected put first, the access that needs waiting in the
-             * middle (changing with the round), an injected one last */
+            /* an injected put first, a put that needs waiting (changing
+             * with the round), an accumulate, an injected notified put, and
+             * the get (last, or followed by an injected put that must not
+             * hide it): nothing after it runs progress for it */
             MPI_OK(MPI_Put(small, 8, MPI_BYTE, 1, OFF_SMALL, 8, MPI_BYTE, win));
             switch (r % 3) {
                 case 0:
@@ -71,10 +73,12 @@ int main(int argc, char **argv)
                     MPI_OK(MPI_Put(small2, 8, MPI_BYTE, 1, OFF_SMALL + 8, 8, MPI_BYTE, win));
                     break;
             }
-            MPI_OK(MPI_Get(got, 64, MPI_BYTE, 1, OFF_GET, 64, MPI_BYTE, win));
             MPI_OK(MPI_Accumulate(&one, 1, MPI_INT, 1, OFF_ACC, 1, MPI_INT, MPI_SUM, win));
             MPI_OK(MPI_Put_notify(small2, 8, MPI_BYTE, 1, OFF_SMALL + 16, 8, MPI_BYTE, win,
                                   TAG));
+            MPI_OK(MPI_Get(got, 64, MPI_BYTE, 1, OFF_GET, 64, MPI_BYTE, win));
+            if (r % 2)
+                MPI_OK(MPI_Put(small, 8, MPI_BYTE, 1, OFF_SMALL + 24, 8, MPI_BYTE, win));
             if (r % 2)
                 MPI_OK(MPI_Win_flush_local(1, win));
             else
@@ -112,6 +116,9 @@ int main(int argc, char **argv)
                 CHECK(!differs(base + OFF_SMALL + 8, 8, r + 2), "round %d: small put after "
                       "a flush", r);
             CHECK(!differs(base + OFF_SMALL + 16, 8, r + 2), "round %d: notified small put", r);
+            if (r % 2)
+                CHECK(!differs(base + OFF_SMALL + 24, 8, r + 1), "round %d: small put after "
+                      "the get", r);
             int acc;
             memcpy(&acc, base + OFF_ACC, sizeof(acc));
             CHECK(acc == r + 1, "round %d: accumulate total %d, expected %d", r, acc, r + 1);
