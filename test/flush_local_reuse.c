@@ -7,7 +7,9 @@
  * round issues them in a changing order between injected puts and notified
  * puts, flushes locally, overwrites every origin buffer, then flushes and
  * lets the target check that it received the values from before the
- * overwrite (2 ranks). */
+ * overwrite.  Each round starts with a 1 MiB accumulate (an active message
+ * on ch4:ucx), a get and MPI_Win_flush_all: the get's data must be there
+ * (patches/fixes/0028).  2 ranks. */
 #include "na_test.h"
 
 #define BIG (1 << 20)           /* above every inject size and eager range */
@@ -54,6 +56,12 @@ int main(int argc, char **argv)
             fill(big, BIG, r);
             fill(small, 8, r + 1);
             fill(small2, 8, r + 2);
+            memset(got, 0, sizeof(got));
+            MPI_OK(MPI_Accumulate(big, BIG, MPI_BYTE, 1, 0, BIG, MPI_BYTE, MPI_REPLACE, win));
+            MPI_OK(MPI_Get(got, 64, MPI_BYTE, 1, OFF_GET, 64, MPI_BYTE, win));
+            MPI_OK(MPI_Win_flush_all(win));
+            CHECK(!differs(got, 64, 99), "round %d: the get's data is not there after "
+                  "a large accumulate and MPI_Win_flush_all", r);
             memset(got, 0, sizeof(got));
             /* an injected put first, a put that needs waiting (changing
              * with the round), an accumulate, an injected notified put, and
