@@ -39,6 +39,13 @@
  *   partitioned MPI-4 partitioned send/recv, one partition: MPI_Psend_init /
  *               MPI_Precv_init once per size; the sender MPI_Start +
  *               MPI_Pready + MPI_Wait, the receiver MPI_Start + MPI_Wait
+ *   put_notify_early  put_notify's calls, with each rank starting its
+ *               request for the next notification between its put and its
+ *               flush (as a receive is posted before the reply can come):
+ *               where the flush waits for an answer that rides on the
+ *               peer's next message (the eager messages of ch4:ucx and
+ *               libfabric's sockets), put_notify's MPI_Start and MPI_Wait
+ *               come after that message has arrived; here only MPI_Wait
  *   put_counter MPIX_Put_notify (counter 0) + MPI_Win_flush; target polls the
  *               counter with MPIX_Win_get_notify until it shows one more
  *   get_counter the receiver reads with MPIX_Get_notify; the owner polls
@@ -70,18 +77,18 @@
 
 enum { SENDRECV, PUT_NOTIFY, GET_NOTIFY, PSCW, FENCE, PUT_FLUSH_SEND, BOUND, PUT_COUNTER,
     GET_COUNTER, PUT_ACC, PUT_FLAG, ACC_NOTIFY, ACC_FLUSH_SEND, FOP_NOTIFY, FOP_POLL, CACHELINE,
-    BOUND_PROGRESS, FLAG_SYNC, PSENDRECV, PARTITIONED, FLOOR, NMODES
+    BOUND_PROGRESS, FLAG_SYNC, PSENDRECV, PARTITIONED, FLOOR, PUT_NOTIFY_EARLY, NMODES
 };
 static const char *const mode_names[NMODES] = { "sendrecv", "put_notify", "get_notify", "pscw",
     "fence", "put_flush_send", "bound", "put_counter", "get_counter", "put_acc", "put_flag",
     "acc_notify", "acc_flush_send", "fop_notify", "fop_poll", "cacheline", "bound_progress",
-    "flag_sync", "psendrecv", "partitioned", "floor"
+    "flag_sync", "psendrecv", "partitioned", "floor", "put_notify_early"
 };
 /* 1: the mode keeps the window in a lock_all epoch */
 static const int passive[NMODES] = {[PUT_NOTIFY] = 1,[GET_NOTIFY] = 1,[PUT_FLUSH_SEND] = 1,
     [BOUND] = 1,[PUT_COUNTER] = 1,[GET_COUNTER] = 1,[PUT_ACC] = 1,[PUT_FLAG] = 1,
     [ACC_NOTIFY] = 1,[ACC_FLUSH_SEND] = 1,[FOP_NOTIFY] = 1,[FOP_POLL] = 1,[BOUND_PROGRESS] = 1,
-    [FLAG_SYNC] = 1,[FLOOR] = 1
+    [FLAG_SYNC] = 1,[FLOOR] = 1,[PUT_NOTIFY_EARLY] = 1
 };
 
 static int rank, peer;
@@ -175,6 +182,16 @@ static void round_trip(int mode, int size, unsigned iter)
                     MPI_Win_flush(peer, win);
                 } else {
                     MPI_Start(&nreq);
+                    MPI_Wait(&nreq, MPI_STATUS_IGNORE);
+                }
+                break;
+            case PUT_NOTIFY_EARLY:
+                /* begin() started the first receiver's request */
+                if (sending) {
+                    MPI_Put_notify(lbuf, size, MPI_BYTE, peer, 0, size, MPI_BYTE, win, 1);
+                    MPI_Start(&nreq);
+                    MPI_Win_flush(peer, win);
+                } else {
                     MPI_Wait(&nreq, MPI_STATUS_IGNORE);
                 }
                 break;
@@ -371,10 +388,18 @@ static void begin(int mode, int size)
         MPI_Win_lock_all(0, win);
     else if (mode == FENCE)
         MPI_Win_fence(0, win);
+    if (mode == PUT_NOTIFY_EARLY && rank == 1)
+        MPI_Start(&nreq);
 }
 
 static void end(int mode)
 {
+    /* rank 1 started a request after its last reply */
+    if (mode == PUT_NOTIFY_EARLY && rank == 0) {
+        MPI_Put_notify(lbuf, 1, MPI_BYTE, peer, 0, 1, MPI_BYTE, win, 1);
+        MPI_Win_flush(peer, win);
+    } else if (mode == PUT_NOTIFY_EARLY)
+        MPI_Wait(&nreq, MPI_STATUS_IGNORE);
     if (mode == FLOOR)
         MPI_Request_free(&pnull);
     if (mode == PSENDRECV || mode == PARTITIONED) {
@@ -401,7 +426,7 @@ int main(int argc, char **argv)
         {"-modes", BU_STRING, &modes, "comma-separated subset of sendrecv,put_notify,"
          "get_notify,pscw,fence,put_flush_send,bound,put_counter,get_counter,put_acc,"
          "put_flag,acc_notify,acc_flush_send,fop_notify,fop_poll,cacheline,bound_progress,"
-         "flag_sync,psendrecv,partitioned,floor (all)"},
+         "flag_sync,psendrecv,partitioned,floor,put_notify_early (all)"},
         {"-csv", BU_STRING, &csv, "also write the results to this CSV file"},
         {"-trace", BU_STRING, &trace, "write every timed half round trip, in the order run, "
          "to this CSV file (mode,bytes,iteration,us): a median hides whether trips are "
