@@ -34,6 +34,8 @@ int MPIDI_OFI_notify_maybe_stray(MPIR_Win * win, MPIDI_OFI_notify_win_t * nw, in
 /* ofi_notify_tagged.c: whether this process's eager messages use the
  * tagged carrier (after MPIDI_OFI_notify_tagged_init) */
 bool MPIDI_OFI_notify_tagged_on(void);
+/* post again the receives whose messages were delivered (from progress) */
+int MPIDI_OFI_notify_tagged_repost(void);
 /* ofi_notify_wire.c: the write carrier, chosen before the tagged one (once,
  * at the first window of the path); whether it is on */
 bool MPIDI_OFI_notify_writes_init(void);

@@ -107,6 +107,8 @@ int MPIDI_OFI_notify_progress(void)
         return MPI_SUCCESS;
     g->in_progress = true;
     mpi_errno = MPIDI_Notify_eager_tick();
+    if (!mpi_errno)
+        mpi_errno = MPIDI_OFI_notify_tagged_repost();
     for (e = g->waiting; e && !mpi_errno; e = next) {
         next = e->wnext;
         if (!MPIR_Request_is_complete(e->req))

@@ -18,8 +18,9 @@
  * as an increment, which holds because tagged messages between two
  * processes keep their order (MPI's own matching needs that of the
  * provider).  Received: MPIDI_OFI_notify_tagged_event (ofi_events.c's dispatch,
- * MPIDI_OFI_EVENT_NOTIFY) hands the message to MPIDI_Notify_eager_deliver
- * and posts the buffer again.  The receives are posted (arm) when the
+ * MPIDI_OFI_EVENT_NOTIFY) hands the message to MPIDI_Notify_eager_deliver;
+ * the buffer is posted again one round of progress later (repost), unless
+ * fewer than half the receives would stay posted.  The receives are posted (arm) when the
  * first eager put arrives, so a process that never receives one posts
  * nothing; until a target says it is armed, origins use active messages.
  */
@@ -58,6 +59,15 @@ typedef struct {
 
 static rx_t *rx;
 static size_t rx_size;
+/* Receives whose message has been delivered, not yet posted again.  Posting
+ * (fi_trecv) cost 297 instructions a message on sockets, between the
+ * arrival of a notification and the receiver's next call, typically its
+ * reply (doc/benchmarks.md, thirteenth session); a round of progress later
+ * the process is waiting anyway.  Order needs no care: the provider keeps
+ * messages it has no receive for in arrival order. */
+static rx_t **idle;             /* the older first */
+static int nidle, nfresh, nposted;      /* nfresh: the last nidle, added since
+                                         * the last repost */
 static uint64_t tag_bit;
 static int tag_bits;            /* the bits below tag_bit: the compact header's */
 static bool compact_on;         /* the provider carries remote CQ data on sends */
@@ -85,9 +95,11 @@ static int carrier_arm(void)
     /* Never freed: the receives stay posted until the endpoint closes in
      * MPI_Finalize, after which nothing writes into them. */
     rx = MPL_calloc(n, sizeof(*rx), MPL_MEM_BUFFER);
+    idle = MPL_malloc(n * sizeof(*idle), MPL_MEM_BUFFER);
     char *bufs = MPL_malloc(n * rx_size, MPL_MEM_BUFFER);
-    if (!rx || !bufs) {
+    if (!rx || !idle || !bufs) {
         MPL_free(rx);
+        MPL_free(idle);
         MPL_free(bufs);
         MPIR_ERR_SETANDJUMP1(mpi_errno, MPI_ERR_NO_MEM, "**nomem", "**nomem %s",
                              "notify tagged receives");
@@ -97,8 +109,29 @@ static int carrier_arm(void)
         rx[i].buf = bufs + i * rx_size;
         mpi_errno = post(&rx[i]);
         MPIR_ERR_CHECK(mpi_errno);
+        nposted++;
     }
   fn_fail:
+    return mpi_errno;
+}
+
+/* From MPIDI_OFI_notify_progress, at the end of each round of progress
+ * while receives are idle: post again those left by an earlier round (the
+ * caller of this one may be about to answer what it delivered) */
+int MPIDI_OFI_notify_tagged_repost(void)
+{
+    int mpi_errno = MPI_SUCCESS;
+    int old = nidle - nfresh, done = 0;
+    if (nidle == 0)
+        return MPI_SUCCESS;
+    while (done < old && (mpi_errno = post(idle[done])) == MPI_SUCCESS)
+        done++;
+    nposted += done;
+    nidle -= done;
+    memmove(idle, idle + done, nidle * sizeof(*idle));
+    nfresh = 0;
+    if (nidle == 0)
+        MPIDI_OFI_global.notify.nwaiting--;
     return mpi_errno;
 }
 
@@ -213,7 +246,14 @@ int MPIDI_OFI_notify_tagged_event(int vni, struct fi_cq_tagged_entry *wc, MPIR_R
     int mpi_errno = MPIDI_OFI_cw_is_compact(tag_bits, wc->tag) ?
         compact_arrived(wc, r->buf) :
         MPIDI_Notify_eager_deliver(r->buf, (MPI_Aint) wc->len, MPIR_NOTIFY_PATH_EAGER_TAGGED);
-    int err = post(r);
+    int err = MPI_SUCCESS;
+    if (--nposted >= MPL_MAX(MPIR_CVAR_NOTIFY_OFI_TAGGED_RECVS / 2, 1)) {
+        if (nidle == 0)
+            MPIDI_OFI_global.notify.nwaiting++;
+        idle[nidle++] = r;
+        nfresh++;
+    } else if ((err = post(r)) == MPI_SUCCESS)
+        nposted++;
     return mpi_errno ? mpi_errno : err;
 }
 

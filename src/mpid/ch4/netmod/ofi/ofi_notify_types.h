@@ -40,7 +40,8 @@ typedef struct MPIDI_OFI_notify_win {
 
 typedef struct MPIDI_OFI_notify_global {
     /* entries waiting on a request, +1 while the eager-message path owes
-     * answers (ch4_notify_eager.h): MPIDI_NM_progress calls
+     * answers (ch4_notify_eager.h), +1 while tagged-carrier receives wait
+     * to be posted again (ofi_notify_tagged.c): MPIDI_NM_progress calls
      * MPIDI_OFI_notify_progress only while this is above 0 */
     int nwaiting;
     MPIDI_OFI_notify_pending_t *waiting;
