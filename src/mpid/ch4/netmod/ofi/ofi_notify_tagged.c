@@ -20,9 +20,10 @@
  * provider).  Received: MPIDI_OFI_notify_tagged_event (ofi_events.c's dispatch,
  * MPIDI_OFI_EVENT_NOTIFY) hands the message to MPIDI_Notify_eager_deliver;
  * the buffer is posted again one round of progress later (repost), unless
- * fewer than half the receives would stay posted.  The receives are posted (arm) when the
- * first eager put arrives, so a process that never receives one posts
- * nothing; until a target says it is armed, origins use active messages.
+ * fewer than half the receives would stay posted.  The receives are posted
+ * (arm) when the first eager put arrives, so a process that never receives
+ * one posts nothing; until a target says it is armed, origins use active
+ * messages.
  */
 
 #include "mpidimpl.h"
