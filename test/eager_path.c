@@ -33,7 +33,9 @@
  *      the carrier (with eager writes, all are those).  Plain puts and gets
  *      to the same bytes, flushed, between them;
  *   H. MPI_Win_flush_local of eager puts completes while the target
- *      computes outside MPI (flush_local_alone);
+ *      computes outside MPI (flush_local_alone; not where the eager write
+ *      asks for tcp's acknowledgement, which needs the target's progress,
+ *      as MPI_Put's does);
  *   I. answers on demand (on_demand): a stream of eager puts completed by
  *      MPI_Win_flush_local costs the target no answer (MPI_T's
  *      notify_answers_sent) and the origin no FLUSH
@@ -77,6 +79,16 @@ static int eager_writes(void)
     if (w && atoi(w) >= 0)
         return atoi(w) > 0;
     return prov && !strncmp(prov, "tcp", 3);
+}
+
+/* whether an eager write of bytes asks for tcp's acknowledgement
+ * (MPIR_CVAR_NOTIFY_OFI_EAGER_WRITE_ACK_MIN, 640 KiB by default): its local
+ * completion then waits for the target's progress, as MPI_Put's does */
+static int write_acked(MPI_Aint bytes)
+{
+    const char *a = getenv("MPIR_CVAR_NOTIFY_OFI_EAGER_WRITE_ACK_MIN");
+    long min = a ? atol(a) : 655360;
+    return eager_writes() && min >= 0 && bytes >= min;
 }
 
 static void wait_tag(MPI_Win win, int src, int tag, int count)
@@ -427,7 +439,8 @@ static void flush_local_alone(MPI_Win win, char *base, int rank)
     int cq = eager_range(win, rank ^ 1, &lo, &hi, path, why);
     const char *prov = getenv("FI_PROVIDER");
     int written_on_sockets = eager_writes() && prov && !strncmp(prov, "sockets", 7);
-    run = (cq && lo <= KB && KB <= hi && !written_on_sockets) || !strcmp(path, "ring");
+    run = (cq && lo <= KB && KB <= hi && !written_on_sockets && !write_acked(KB)) ||
+        !strcmp(path, "ring");
     MPI_Bcast(&run, 1, MPI_INT, 0, MPI_COMM_WORLD);     /* the origin's view */
     if (!run)
         return;

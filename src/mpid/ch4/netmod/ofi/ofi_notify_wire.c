@@ -10,9 +10,9 @@
  * Also the eager path's write carrier (ch4_notify_eager.h): where the
  * provider acknowledges every write asked for transmit or delivery
  * completion (tcp), an eager put is one write asked for inject completion
- * only, which is not acknowledged, whose word carries the eager path's
- * answer as well; the flush waits for that answer, as for the other
- * carriers.  The data lands in the window (no copy at the target, no
+ * only, which is not acknowledged (but for large ones, which go faster
+ * acknowledged), whose word carries the eager path's answer as well; the
+ * flush waits for that answer, as for the other carriers.  The data lands in the window (no copy at the target, no
  * receive to post again), in order with the window's other writes
  * (FI_ORDER_WAW).  Sent: write_send; received: write_arrived, which hands
  * it to MPIDI_Notify_eager_deliver_compact.
@@ -82,6 +82,22 @@ cvars:
         tcp, where the tagged message costs a copy at the target
         (doc/benchmarks.md), else 0 (sockets acknowledges every write).
 
+    - name        : MPIR_CVAR_NOTIFY_OFI_EAGER_WRITE_ACK_MIN
+      category    : NOTIFY
+      type        : int
+      default     : 655360
+      class       : none
+      verbosity   : MPI_T_VERBOSITY_USER_BASIC
+      scope       : MPI_T_SCOPE_LOCAL
+      description : >-
+        The smallest eager put sent as a write (MPIR_CVAR_NOTIFY_OFI_EAGER_WRITES)
+        that asks the provider for transmit completion, which tcp
+        acknowledges; smaller ones ask for inject completion only.  Over
+        loopback, tcp moved unacknowledged writes of 640 KiB to 1 MiB at half
+        the rate of acknowledged ones, and across two hosts the two were
+        level from 640 KiB (doc/benchmarks.md, fourteenth session).  -1:
+        none is acknowledged.
+
 === END_MPI_T_CVAR_INFO_BLOCK ===
 */
 
@@ -149,11 +165,17 @@ static int write_send(MPIR_Win * win, int target, const MPIDI_Notify_eager_hdr_t
                                 &mr);
     /* Inject completion only: asked for more, tcp acknowledges the write
      * before the target reports it, on the reply's path; the eager path's
-     * answer says the put is done at the target.  Without sreq (no
-     * MPI_Rput_notify) the write reports no completion (MPICH binds its CQ
-     * with FI_SELECTIVE_COMPLETION): the window's counter, which counts it
-     * either way, is what flush_local waits for. */
-    uint64_t flags = FI_REMOTE_CQ_DATA | FI_INJECT_COMPLETE | (sreq ? FI_COMPLETION : 0);
+     * answer says the put is done at the target.  But a large write goes
+     * faster acknowledged: over loopback tcp's congestion window stayed
+     * below a 1 MiB write without the acknowledgements (12 segments of
+     * 64 KiB against 15 with them, ss -ti), and each write waited a round
+     * trip for the rest (MPIR_CVAR_NOTIFY_OFI_EAGER_WRITE_ACK_MIN).  Without
+     * sreq (no MPI_Rput_notify) the write reports no completion (MPICH
+     * binds its CQ with FI_SELECTIVE_COMPLETION): the window's counter,
+     * which counts it either way, is what flush_local waits for. */
+    int ack_min = MPIR_CVAR_NOTIFY_OFI_EAGER_WRITE_ACK_MIN;
+    uint64_t flags = FI_REMOTE_CQ_DATA | (sreq ? FI_COMPLETION : 0) |
+        (ack_min >= 0 && bytes >= ack_min ? FI_TRANSMIT_COMPLETE : FI_INJECT_COMPLETE);
     if ((size_t) bytes <= MPIDI_OFI_global.max_buffered_write)
         flags |= FI_INJECT;
     if (sreq)
