@@ -12,10 +12,11 @@
  * completion (tcp), an eager put is one write asked for inject completion
  * only, which is not acknowledged (but for large ones, which go faster
  * acknowledged), whose word carries the eager path's answer as well; the
- * flush waits for that answer, as for the other carriers.  The data lands in the window (no copy at the target, no
- * receive to post again), in order with the window's other writes
- * (FI_ORDER_WAW).  Sent: write_send; received: write_arrived, which hands
- * it to MPIDI_Notify_eager_deliver_compact.
+ * flush waits for that answer, as for the other carriers.  The data lands
+ * in the window (no copy at the target, no receive to post again), in
+ * order with the window's other writes (FI_ORDER_WAW).  Sent: write_send;
+ * received: write_arrived, which hands it to
+ * MPIDI_Notify_eager_deliver_compact.
  */
 
 #include "mpidimpl.h"
