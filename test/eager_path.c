@@ -81,14 +81,15 @@ static int eager_writes(void)
     return prov && !strncmp(prov, "tcp", 3);
 }
 
-/* whether an eager write of bytes asks for tcp's acknowledgement
- * (MPIR_CVAR_NOTIFY_OFI_EAGER_WRITE_ACK_MIN, 640 KiB by default): its local
- * completion then waits for the target's progress, as MPI_Put's does */
+/* whether an eager write of bytes may ask for tcp's acknowledgement
+ * (MPIR_CVAR_NOTIFY_OFI_EAGER_WRITE_ACK_MIN; by default from 640 KiB, to a
+ * target on the same host): its local completion then waits for the
+ * target's progress, as MPI_Put's does */
 static int write_acked(MPI_Aint bytes)
 {
     const char *a = getenv("MPIR_CVAR_NOTIFY_OFI_EAGER_WRITE_ACK_MIN");
-    long min = a ? atol(a) : 655360;
-    return eager_writes() && min >= 0 && bytes >= min;
+    long min = a ? atol(a) : -1;
+    return eager_writes() && bytes >= (min < 0 ? 655360 : min);
 }
 
 static void wait_tag(MPI_Win win, int src, int tag, int count)

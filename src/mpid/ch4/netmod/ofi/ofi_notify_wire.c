@@ -23,6 +23,7 @@
 #include "ofi_rma.h"
 #include "ofi_notify_impl.h"
 #include "ch4_notify_eager.h"
+#include <netinet/in.h>
 
 /*
 === BEGIN_MPI_T_CVAR_INFO_BLOCK ===
@@ -86,18 +87,20 @@ cvars:
     - name        : MPIR_CVAR_NOTIFY_OFI_EAGER_WRITE_ACK_MIN
       category    : NOTIFY
       type        : int
-      default     : 655360
+      default     : -1
       class       : none
       verbosity   : MPI_T_VERBOSITY_USER_BASIC
       scope       : MPI_T_SCOPE_LOCAL
       description : >-
         The smallest eager put sent as a write (MPIR_CVAR_NOTIFY_OFI_EAGER_WRITES)
         that asks the provider for transmit completion, which tcp
-        acknowledges; smaller ones ask for inject completion only.  Over
-        loopback, tcp moved unacknowledged writes of 640 KiB to 1 MiB at half
-        the rate of acknowledged ones, and across two hosts the two were
-        level from 640 KiB (doc/benchmarks.md, fourteenth session).  -1:
-        none is acknowledged.
+        acknowledges; smaller ones ask for inject completion only.  -1: 640
+        KiB to a target on this host (the same IP address: the loopback
+        device), none to other hosts; over loopback tcp moved
+        unacknowledged writes of 640 KiB to 1 MiB at half the rate of
+        acknowledged ones, across two hosts 4 % faster (doc/benchmarks.md,
+        fourteenth session).  0 or more: that size and more, to every
+        target (a size above the largest eager write: none).
 
 === END_MPI_T_CVAR_INFO_BLOCK ===
 */
@@ -153,6 +156,40 @@ static int write_msg(MPIR_Win * win, int target, const void *buf, size_t len, ui
     return mpi_errno;
 }
 
+/* Whether target has this process's IP address: it is on this host, and
+ * tcp reaches it through the loopback device, whose 64 KiB segments make a
+ * 1 MiB write a few more than tcp's congestion window.  Asked only for
+ * writes that would be acknowledged there, which take tens of
+ * microseconds: no cache. */
+static bool target_on_host(MPIR_Win * win, int target)
+{
+    struct sockaddr_storage me, it;
+    size_t len = sizeof(it);
+
+    memset(&me, 0, sizeof(me));
+    memcpy(&me, MPIDI_OFI_global.addrname[0], MPL_MIN(sizeof(me), MPIDI_OFI_global.addrnamelen));
+    if (fi_av_lookup(MPIDI_OFI_global.ctx[0].av, MPIDI_OFI_notify_dest(win, target), &it, &len)
+        || me.ss_family != it.ss_family)
+        return false;
+    if (me.ss_family == AF_INET)
+        return ((struct sockaddr_in *) &me)->sin_addr.s_addr ==
+            ((struct sockaddr_in *) &it)->sin_addr.s_addr;
+    if (me.ss_family == AF_INET6)
+        return !memcmp(&((struct sockaddr_in6 *) &me)->sin6_addr,
+                       &((struct sockaddr_in6 *) &it)->sin6_addr, sizeof(struct in6_addr));
+    return false;
+}
+
+/* whether an eager write of bytes to target asks for the provider's
+ * acknowledgement (MPIR_CVAR_NOTIFY_OFI_EAGER_WRITE_ACK_MIN) */
+static bool write_acked(MPIR_Win * win, int target, MPI_Aint bytes)
+{
+    int min = MPIR_CVAR_NOTIFY_OFI_EAGER_WRITE_ACK_MIN;
+    if (min >= 0)
+        return bytes >= min;
+    return bytes >= 655360 && target_on_host(win, target);
+}
+
 static int write_send(MPIR_Win * win, int target, const MPIDI_Notify_eager_hdr_t * hdr,
                       bool compact, const void *data, MPI_Aint bytes, MPIR_Request * sreq)
 {
@@ -166,17 +203,16 @@ static int write_send(MPIR_Win * win, int target, const MPIDI_Notify_eager_hdr_t
                                 &mr);
     /* Inject completion only: asked for more, tcp acknowledges the write
      * before the target reports it, on the reply's path; the eager path's
-     * answer says the put is done at the target.  But a large write goes
-     * faster acknowledged: over loopback tcp's congestion window stayed
-     * below a 1 MiB write without the acknowledgements (12 segments of
-     * 64 KiB against 15 with them, ss -ti), and each write waited a round
-     * trip for the rest (MPIR_CVAR_NOTIFY_OFI_EAGER_WRITE_ACK_MIN).  Without
-     * sreq (no MPI_Rput_notify) the write reports no completion (MPICH
-     * binds its CQ with FI_SELECTIVE_COMPLETION): the window's counter,
-     * which counts it either way, is what flush_local waits for. */
-    int ack_min = MPIR_CVAR_NOTIFY_OFI_EAGER_WRITE_ACK_MIN;
+     * answer says the put is done at the target.  But a large write to a
+     * target on this host goes faster acknowledged: over loopback tcp's
+     * congestion window stayed below a 1 MiB write without the
+     * acknowledgements (12 segments of 64 KiB against 15 with them, ss
+     * -ti), and each write waited a round trip for the rest (write_acked).
+     * Without sreq (no MPI_Rput_notify) the write reports no completion
+     * (MPICH binds its CQ with FI_SELECTIVE_COMPLETION): the window's
+     * counter, which counts it either way, is what flush_local waits for. */
     uint64_t flags = FI_REMOTE_CQ_DATA | (sreq ? FI_COMPLETION : 0) |
-        (ack_min >= 0 && bytes >= ack_min ? FI_TRANSMIT_COMPLETE : FI_INJECT_COMPLETE);
+        (write_acked(win, target, bytes) ? FI_TRANSMIT_COMPLETE : FI_INJECT_COMPLETE);
     if ((size_t) bytes <= MPIDI_OFI_global.max_buffered_write)
         flags |= FI_INJECT;
     if (sreq)
