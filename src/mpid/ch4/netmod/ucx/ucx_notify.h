@@ -48,10 +48,13 @@ MPL_STATIC_INLINE_PREFIX int MPIDI_NM_mpi_accumulate_notify(const MPIR_Notify_ac
     return MPIDIG_notify_accumulate(acc, win, tag);
 }
 
-/* nothing to add to the path table's words (MPIDI_Notify_win_report) */
+/* the verbose report's words on the ucx-am path (MPIDI_Notify_win_report;
+ * ucx_notify_msg.c) */
+void MPIDI_UCX_notify_win_describe(MPIR_Win * win, char *text, size_t text_sz);
 MPL_STATIC_INLINE_PREFIX void MPIDI_NM_notify_win_describe(MPIR_Win * win, char *text,
                                                            size_t text_sz)
 {
+    MPIDI_UCX_notify_win_describe(win, text, text_sz);
 }
 
 /* the ring cells already published to this process (UCX active messages

@@ -10,6 +10,31 @@
 #include "ucx_notify_impl.h"
 #include "ch4_notify.h"
 
+/*
+=== BEGIN_MPI_T_CVAR_INFO_BLOCK ===
+
+cvars:
+    - name        : MPIR_CVAR_NOTIFY_UCX_EAGER_MAX
+      category    : NOTIFY
+      type        : int
+      default     : -1
+      class       : none
+      verbosity   : MPI_T_VERBOSITY_USER_BASIC
+      scope       : MPI_T_SCOPE_LOCAL
+      description : >-
+        The largest payload (a put's data, a get's answer) that the UCX
+        path sends to a process of another node as one eager active
+        message (UCP_AM_SEND_FLAG_EAGER) whatever UCX's rendezvous
+        threshold; larger payloads, and all to processes of the node, go
+        as UCX chooses.  -1: 262144 where tcp is the only network
+        transport of the UCX context and UCX_RNDV_THRESH is not set (UCX's
+        rendezvous over tcp took 50-60 us from 8 KiB, where an eager
+        message took 9 us at 8 KiB and 65 at 256 KiB; doc/benchmarks.md,
+        fifteenth session), else 0 (UCX's choice for every payload).
+
+=== END_MPI_T_CVAR_INFO_BLOCK ===
+*/
+
 /* MPIR_Notify_arrive failing inside a UCX callback (out of memory) cannot
  * be returned there; the next flush or access returns it */
 static int deferred_errno = MPI_SUCCESS;
@@ -78,6 +103,77 @@ static void send_done(void *request, ucs_status_t status, void *user_data)
     ucp_request_free(request);
 }
 
+/* MPIR_CVAR_NOTIFY_UCX_EAGER_MAX as it applies (set by init_worker) */
+static size_t eager_max;
+
+/* Whether tcp is the only network transport of the UCX context: every
+ * resource ucp_context_print_info lists ("... flags -- tcp/lo") is tcp or
+ * a transport within the node.  UCX 1.13 has no query for an endpoint's
+ * transports; anything unknown (or no list) says no. */
+static bool tcp_only(ucp_context_h context)
+{
+    static const char *const node_tls[] = { "self", "sysv", "posix", "cma", "knem", "xpmem" };
+    char *text = NULL, *next;
+    size_t len = 0;
+    bool tcp = false, other = false;
+    FILE *f = open_memstream(&text, &len);
+
+    if (!f)
+        return false;
+    ucp_context_print_info(context, f);
+    fclose(f);
+    for (char *line = text; line; line = next) {
+        if ((next = strchr(line, '\n')))
+            *next++ = '\0';
+        const char *tl = strstr(line, "flags -- ");
+        if (!tl)
+            continue;
+        tl += strlen("flags -- ");
+        size_t n = strcspn(tl, "/");
+        bool node = false;
+        for (size_t i = 0; i < sizeof(node_tls) / sizeof(node_tls[0]); i++)
+            node = node || (strlen(node_tls[i]) == n && !strncmp(tl, node_tls[i], n));
+        if (n == 3 && !strncmp(tl, "tcp", 3))
+            tcp = true;
+        else if (!node)
+            other = true;
+    }
+    free(text);
+    return tcp && !other;
+}
+
+static void set_eager_max(void)
+{
+    if (MPIR_CVAR_NOTIFY_UCX_EAGER_MAX >= 0)
+        eager_max = (size_t) MPIR_CVAR_NOTIFY_UCX_EAGER_MAX;
+    else
+        eager_max = !getenv("UCX_RNDV_THRESH") && tcp_only(MPIDI_UCX_global.context) ?
+            262144 : 0;
+}
+
+/* UCX's rendezvous waits for the receiver to answer; over tcp it cost more
+ * than the eager message's copies up to eager_max (to other nodes: on the
+ * node UCX's shared-memory transports are another matter) */
+static bool force_eager(MPIR_Win * win, int rank, size_t bytes)
+{
+    const int *local = win->comm_ptr->intranode_table;
+    return bytes > 0 && bytes <= eager_max && !(local && local[rank] >= 0);
+}
+
+void MPIDI_UCX_notify_win_describe(MPIR_Win * win, char *text, size_t text_sz)
+{
+    for (int r = 0; r < win->comm_ptr->local_size; r++) {
+        if (MPIR_Notify_path(win, r) != MPIR_NOTIFY_PATH_UCX_AM)
+            continue;
+        if (eager_max)
+            snprintf(text, text_sz, "UCX active messages, eager to other nodes up to %zu bytes",
+                     eager_max);
+        else
+            snprintf(text, text_sz, "UCX active messages, eager or rendezvous as UCX chooses");
+        return;
+    }
+}
+
 /* hand s->hdr (and bytes at buf) to UCX for rank of win; s is freed when
  * done */
 int MPIDI_UCX_notify_post(MPIR_Win * win, int rank, send_t * s, const void *buf, size_t bytes)
@@ -91,6 +187,10 @@ int MPIDI_UCX_notify_post(MPIR_Win * win, int rank, send_t * s, const void *buf,
         .user_data = s,
         .datatype = ucp_dt_make_contig(1),
     };
+    if (force_eager(win, rank, bytes)) {
+        param.op_attr_mask |= UCP_OP_ATTR_FIELD_FLAGS;
+        param.flags = UCP_AM_SEND_FLAG_EAGER;
+    }
     ucs_status_ptr_t r = ucp_am_send_nbx(MPIDI_UCX_WIN_TO_EP(win, rank, vni), AM_ID, &s->hdr,
                                          sizeof(s->hdr), buf, bytes, &param);
     if (r == NULL) {
@@ -319,6 +419,7 @@ static ucs_status_t am_recv(void *arg, const void *header, size_t header_length,
 int MPIDI_UCX_notify_init_worker(ucp_worker_h worker)
 {
     int mpi_errno = MPI_SUCCESS;
+    set_eager_max();
     ucp_am_handler_param_t p = {
         .field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID | UCP_AM_HANDLER_PARAM_FIELD_CB |
             UCP_AM_HANDLER_PARAM_FIELD_ARG,
