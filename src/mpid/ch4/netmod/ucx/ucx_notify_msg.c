@@ -26,11 +26,12 @@ cvars:
         path sends to a process of another node as one eager active
         message (UCP_AM_SEND_FLAG_EAGER) whatever UCX's rendezvous
         threshold; larger payloads, and all to processes of the node, go
-        as UCX chooses.  -1: 262144 where tcp is the only network
-        transport of the UCX context and UCX_RNDV_THRESH is not set (UCX's
-        rendezvous over tcp took 50-60 us from 8 KiB, where an eager
-        message took 9 us at 8 KiB and 65 at 256 KiB; doc/benchmarks.md,
-        fifteenth session), else 0 (UCX's choice for every payload).
+        as UCX chooses.  -1: 131072 where tcp is the only network
+        transport of the UCX context and UCX_RNDV_THRESH is not set, else 0
+        (UCX's choice for every payload).  Over loopback tcp UCX's
+        rendezvous took 50-60 us from 8 KiB, an eager message 9 us at
+        8 KiB and 45 at 128 KiB; across two hosts eager messages won to
+        128 KiB and lost at 256 KiB (doc/benchmarks.md, fifteenth session).
 
 === END_MPI_T_CVAR_INFO_BLOCK ===
 */
@@ -148,7 +149,7 @@ static void set_eager_max(void)
         eager_max = (size_t) MPIR_CVAR_NOTIFY_UCX_EAGER_MAX;
     else
         eager_max = !getenv("UCX_RNDV_THRESH") && tcp_only(MPIDI_UCX_global.context) ?
-            262144 : 0;
+            131072 : 0;
 }
 
 /* UCX's rendezvous waits for the receiver to answer; over tcp it cost more
