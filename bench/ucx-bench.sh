@@ -9,8 +9,10 @@
 #   ucx-tcp  UCX_TLS=tcp,self, MPIR_CVAR_NOLOCAL=1
 # and, for comparison, each with the generic path (MPIR_CVAR_NOTIFY_UCX_PATH=
 # generic).  Ping-pong medians of -n round trips (bench/pingpong.c, modes
-# interleaved in one run), bench/pipeline over tcp, then the issue's
-# targets as ratios of medians measured in the same run.
+# interleaved in one run) at 8 B and 256 KiB, and by size from 8 B to 1 MiB
+# against send/recv, persistent and partitioned send/recv over tcp and
+# across the namespace hosts (issue 34), bench/pipeline over tcp, then the
+# issues' targets as ratios of medians measured in the same run.
 #   bench/ucx-bench.sh [-n ITERS]      (make bench-ucx)
 #   env: BUILD_DIR (_build), UCX_PREFIX (BUILD_DIR/install-ucx), OUT (a new
 #        directory under _bench/)
@@ -46,6 +48,15 @@ for size in 8 262144; do
         MPIR_CVAR_NOTIFY_UCX_PATH=generic
 done
 
+# issue 34: every size from 8 B to 1 MiB against send/recv, persistent and
+# partitioned send/recv (the fastest of them at each size)
+SWEEP=sendrecv,put_notify,psendrecv,partitioned
+echo "== ucx-tcp by size: UCX_TLS=tcp,self MPIR_CVAR_NOLOCAL=1 -modes $SWEEP" |
+    tee -a "$OUT/commands.txt"
+env UCX_TLS=tcp,self MPIR_CVAR_NOLOCAL=1 MPIEXEC_TIMEOUT=600 "$P/bin/mpiexec" -n 2 \
+    "$OUT/pingpong" -n "$ITERS" -max 1048576 -modes "$SWEEP" -csv "$OUT/ucx-tcp.sizes.csv" |
+    tee "$OUT/ucx-tcp.sizes.txt"
+
 # a producer and a consumer that compute (bench/pipeline.c): a flush held
 # until the consumer's next MPI call runs their halves in turn
 "$P/bin/mpicc" -O2 -I"$TOP/bench" -o "$OUT/pipeline" "$TOP/bench/pipeline.c"
@@ -70,6 +81,10 @@ if "$TOP/test/netns/hosts.sh" up >/dev/null 2>&1; then
                 tee "$OUT/$v.$size.txt"
         done
     done
+    echo "== netns by size: UCX_TLS=tcp,self -modes $SWEEP" | tee -a "$OUT/commands.txt"
+    PREFIX=$P MPIEXEC_TIMEOUT=600 "$TOP/test/netns/run.sh" -genv UCX_TLS tcp,self \
+        "$OUT/pingpong" -n "$ITERS" -max 1048576 -modes "$SWEEP" \
+        -csv "$OUT/netns.sizes.csv" | tee "$OUT/netns.sizes.txt"
 fi
 
 # median of MODE in run NAME at SIZE
@@ -79,6 +94,24 @@ target() {  # LABEL VALUE LIMIT
         'BEGIN { printf "%-58s %6.2f  (<= %s) %s\n", l, v, lim, v <= lim ? "met" : "MISSED" }'
 }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", a / b }'; }
+# the by-size run NAME: put_notify / the fastest of the other modes, at the
+# worst size: "RATIO SIZE MODE"
+worst() {
+    awk '$2 ~ /^[0-9]+$/ && $3 ~ /^[0-9.]+$/ { t[$2, $1] = $3; s[$2] = 1; m[$1] = 1 }
+         END { w = 0
+               for (z in s) { best = 0
+                   for (k in m) if (k != "put_notify" && ((z, k) in t) && (!best || t[z, k] < best)) { best = t[z, k]; bm = k }
+                   if (best && ((z, "put_notify") in t) && t[z, "put_notify"] / best > w) {
+                       w = t[z, "put_notify"] / best; ws = z; wm = bm } }
+               printf "%.3f %s %s", w, ws, wm }' "$OUT/$1.sizes.txt"
+}
+sweep_target() {    # LABEL NAME
+    local w
+    read -r -a w <<<"$(worst "$2")"
+    awk -v l="$1" -v v="${w[0]}" -v z="${w[1]}" -v k="${w[2]}" \
+        'BEGIN { printf "%-58s %6.2f  (<= 1.0) %s at %s B (against %s)\n", l, v,
+                 v <= 1.0 ? "met" : "MISSED", z, k }'
+}
 {
     echo "# issue 18 targets, 2 ranks, medians of $ITERS round trips, ratios within one run"
     target "ucx-tcp 8 B put_notify / send-recv" \
@@ -87,6 +120,7 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", a / b }'; }
         "$(ratio "$(med ucx-tcp put_notify 8)" "$(med ucx-tcp put_flush_send 8)")" 0.45
     target "ucx-tcp 256 KiB put_notify / send-recv" \
         "$(ratio "$(med ucx-tcp put_notify 262144)" "$(med ucx-tcp sendrecv 262144)")" 1.1
+    sweep_target "ucx-tcp put_notify / fastest, worst of 8 B-1 MiB (34)" ucx-tcp
     target "shm 8 B put_notify / cache-line floor (issue 34)" \
         "$(ratio "$(med shm put_notify 8)" "$(med shm cacheline 8)")" 2.5
     target "shm 8 B put_notify / send-recv" \
@@ -98,6 +132,7 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", a / b }'; }
             "$(ratio "$(med netns put_notify 8)" "$(med netns put_flush_send 8)")" 0.45
         target "netns 256 KiB put_notify / send-recv" \
             "$(ratio "$(med netns put_notify 262144)" "$(med netns sendrecv 262144)")" 1.1
+        sweep_target "netns put_notify / fastest, worst of 8 B-1 MiB (34)" netns
     fi
     echo "# the fast path against the generic path (put_notify, us)"
     runs="shm shm-msg ucx-tcp"
