@@ -190,7 +190,9 @@ int main(int argc, char **argv)
     }
 
     /* a notification sent after the probe started: MPIX_Notify_probe and a
-     * loop of MPIX_Notify_iprobe make the progress that brings it in */
+     * loop of MPIX_Notify_iprobe make the progress that brings it in (the
+     * sleeps make that order likely, not certain: one that arrives first is
+     * found in the queue, and the checks hold either way) */
     MPI_Barrier(MPI_COMM_WORLD);
     if (rank == 0) {
         MPI_OK(MPIX_Notify_probe(win, size - 1, TAG_LATE, &st));

@@ -39,13 +39,16 @@ static void expect_delivery(MPI_Win win, int tag, int n, const char *what)
     int flag = 0;
     MPI_OK(MPI_Notify_init(win, 0, tag, n, &req));
     MPI_OK(MPI_Start(&req));
+    /* no deadline, which a busy machine could pass: a notification that
+     * never comes hangs, and the suite's timeout fails the test */
     double t0 = MPI_Wtime();
-    while (!flag && MPI_Wtime() - t0 < 10.0)
+    int said = 0;
+    while (!flag) {
         MPI_OK(MPI_Test(&req, &flag, MPI_STATUS_IGNORE));
-    CHECK(flag, "%s: notification not delivered within 10 s", what);
-    if (!flag) {
-        MPI_Cancel(&req);
-        MPI_Wait(&req, MPI_STATUS_IGNORE);
+        if (!flag && !said && MPI_Wtime() - t0 > 10) {
+            fprintf(stderr, "[1] %s: no notification after 10 s; waiting on\n", what);
+            said = 1;
+        }
     }
     MPI_OK(MPI_Request_free(&req));
 }

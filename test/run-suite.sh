@@ -4,7 +4,7 @@
 # across two network-namespace "hosts" (test/netns/), then a curated subset
 # of MPICH's own test/mpi against the patched build.
 #
-#   SUITE=all|unit|lang|notify|netns|instr|mpich   which part (default all)
+#   SUITE=all|unit|lang|notify|netns|loaded|instr|mpich   which part (default all)
 #   CONFIGS=shm,tcp,...      transport configurations for our tests
 #   TESTS=REGEX              only tests whose name matches
 #   NA_TIMEOUT_SCALE=N       multiply every timeout (slow machines)
@@ -355,6 +355,28 @@ run_netns_suite() {
     trap - EXIT INT TERM
 }
 
+# ------------------------------------------------------------------ under load
+# The tests whose verdicts a busy machine could change, again with a CPU hog
+# per core (test/loaded.sh, which runs them through this script: SUITE=notify
+# into $BUILD/loaded); each run counts here as "loaded: NAME ...".
+run_loaded_suite() {
+    echo "== under load: timing-sensitive tests, one CPU hog per core (test/loaded.sh) =="
+    local log=$OUT/logs/loaded.log line t rc=0 nf=0 failing=0
+    BUILD_DIR="$BUILD" PREFIX="$PREFIX" TESTS="$TESTS" NA_TIMEOUT_SCALE=$((2 * SCALE)) \
+        bash "$TOP/test/loaded.sh" >"$log" 2>&1 || rc=$?
+    while IFS= read -r line; do
+        case "$line" in
+            PASS*) failing=0; line=${line#PASS  }; t=${line##* }
+                pass "loaded: $(sed 's/ *[0-9-]*s$//' <<<"$line")" "${t%s}" ;;
+            FAIL*) failing=1 nf=$((nf + 1)); fail "loaded: ${line#FAIL  }" "" ;;
+            SKIP*) failing=0; skip "loaded: ${line#SKIP  }" "${log#"$TOP"/}" ;;
+            "      |"*) [ $failing = 1 ] && echo "$line" ;;     # the failed run's log
+            *) failing=0 ;;
+        esac
+    done <"$log"
+    if [ $rc -ne 0 ] && [ $nf -eq 0 ]; then fail "loaded" "test/loaded.sh failed" "$log"; fi
+}
+
 # ------------------------------------------------------------------ unit tests
 # Code that can be exercised without MPI, with sanitizers on.
 run_unit_suite() {
@@ -687,14 +709,15 @@ run_mpich_suite() {
 start_all=$(date +%s)
 case "$SUITE" in
     all) run_unit_suite; run_build_checks; run_man_check; run_argcheck_coverage; run_guide_check; run_natrace_check; run_lang_suite
-        run_notify_suite; run_fault_suite; run_netns_suite; run_instr_budget; run_mpich_suite ;;
+        run_notify_suite; run_fault_suite; run_netns_suite; run_loaded_suite; run_instr_budget; run_mpich_suite ;;
     unit) run_unit_suite; run_build_checks; run_man_check; run_argcheck_coverage; run_guide_check; run_natrace_check ;;
     lang) run_lang_suite ;;
     notify) run_notify_suite; run_fault_suite ;;
     netns) run_netns_suite ;;
+    loaded) run_loaded_suite ;;
     mpich) run_mpich_suite ;;
     instr) run_instr_budget ;;
-    *) echo "run-suite: SUITE must be all, unit, lang, notify, netns, instr or mpich" >&2; exit 2 ;;
+    *) echo "run-suite: SUITE must be all, unit, lang, notify, netns, loaded, instr or mpich" >&2; exit 2 ;;
 esac
 
 echo

@@ -55,16 +55,20 @@ int main(int argc, char **argv)
                 MPI_OK(MPI_Notify_init(w.win, o + 1, t, (int) cnt, &reqs[o * NTAGS + t]));
             }
         MPI_OK(MPI_Startall(norigins * NTAGS, reqs));
-        int done = 0;
+        /* no deadline, which a busy machine (or a sanitized build) could
+         * pass: one lost notification hangs, and the suite's timeout fails
+         * the test */
+        int done = 0, said = 0;
         double t0 = MPI_Wtime();
-        while (!done && MPI_Wtime() - t0 < 30)
+        while (!done) {
             MPI_OK(MPI_Testall(norigins * NTAGS, reqs, &done, sts));
-        CHECK(done, "not every notification was matched within 30 s");
-        for (int i = 0; i < norigins * NTAGS; i++) {
-            if (!done)
-                MPI_Cancel(&reqs[i]);
-            MPI_Request_free(&reqs[i]);
+            if (!done && !said && MPI_Wtime() - t0 > 30) {
+                fprintf(stderr, "[0] not every notification matched after 30 s; waiting on\n");
+                said = 1;
+            }
         }
+        for (int i = 0; i < norigins * NTAGS; i++)
+            MPI_Request_free(&reqs[i]);
         MPI_Request any;
         int flag = 1;
         MPI_OK(MPI_Notify_init(w.win, MPI_ANY_SOURCE, MPI_ANY_TAG, 1, &any));

@@ -9,10 +9,10 @@
 # `timeout -k 5 60` (times NA_TIMEOUT_SCALE), waits until every rank has
 # written OUTDIR/pid.RANK (at most 20 s, times NA_TIMEOUT_SCALE), sends
 # SIGKILL to the victim's pid and measures how long mpiexec takes to exit.
-# Passes if its status is non-zero, it exited within LIMIT seconds, and 2 s
-# later none of the processes of this run (mpiexec, the hydra_pmi_proxy
-# processes, the ranks: found through the process tree under our timeout(1)
-# and the pid files) is still alive.
+# Passes if its status is non-zero, it exited within LIMIT seconds, and
+# within 2 s more (times NA_TIMEOUT_SCALE) none of the processes of this run
+# (mpiexec, the hydra_pmi_proxy processes, the ranks: found through the
+# process tree under our timeout(1) and the pid files) is still alive.
 # Prints one line "PASS ..." or "FAIL ..." and exits 0 on a pass; mpiexec's
 # output is in OUTDIR/mpiexec.log.  Whatever happens, processes of this run
 # still alive at the end are killed (by pid, checked against their start
@@ -33,6 +33,7 @@ LIMIT=${KILL_LIMIT:-10}
 SCALE=${NA_TIMEOUT_SCALE:-1}
 START_WAIT=$((20 * SCALE))     # for the pid files
 EXIT_WAIT=$((LIMIT + 10))      # after the kill, before we give up on mpiexec
+LEFT_WAIT=$((2 * SCALE))       # after mpiexec's exit, for the rest to go
 case "$VICTIM" in
     '' | *[!0-9]*) echo "$0: VICTIM_RANK must be a rank number" >&2; exit 2 ;;
 esac
@@ -201,13 +202,19 @@ rc=$(cat "$OUTDIR/job.rc")
 elapsed=$(secs "$t_kill" "$(cat "$OUTDIR/job.end")")
 launched=$(secs "$t_start" "$t_kill")
 
-# --- 2 s later, nothing of this run may be left
-sleep 2
-left="" nleft=0
-for pid in "${!procs[@]}"; do
-    if alive "$pid" "${procs[$pid]}"; then
-        left="$left ${pname[$pid]}:$pid" nleft=$((nleft + 1))
-    fi
+# --- then nothing of this run may be left: what is still going down gets
+# up to LEFT_WAIT s (a busy machine schedules the exits late); a process
+# left behind stays, whatever the wait
+deadline=$(( $(date +%s) + LEFT_WAIT ))
+while :; do
+    left="" nleft=0
+    for pid in "${!procs[@]}"; do
+        if alive "$pid" "${procs[$pid]}"; then
+            left="$left ${pname[$pid]}:$pid" nleft=$((nleft + 1))
+        fi
+    done
+    [ $nleft -eq 0 ] || [ "$(date +%s)" -ge "$deadline" ] && break
+    sleep 0.1
 done
 
 why=""
