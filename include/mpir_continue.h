@@ -21,7 +21,8 @@ typedef struct MPIR_Cont_request {
     bool active;                /* started, not yet returned by test/wait */
     bool poll_only;             /* MPIX_CONT_POLL_ONLY */
     bool freed;                 /* MPI_Request_free'd while callbacks pend */
-    int max_poll;               /* poll-only: callbacks per test/wait, 0 all */
+    int max_poll;               /* poll-only: callbacks per test/wait, 0 all
+                                 * (MPI_UNDEFINED is stored as 0) */
     int pending;                /* registered, not yet run (active or not) */
     int err;                    /* first error of an operation whose callback did
                                  * not run; the next completion returns it */
@@ -43,6 +44,7 @@ static inline int MPIR_Cont_request_is_active(const MPIR_Cont_request_t * cr)
 
 int MPIR_Continue_start(struct MPIR_Request *cont_req);
 int MPIR_Continue_poll(struct MPIR_Request *cont_req);
+int MPIR_Continue_wait(struct MPIR_Request *cont_req);
 int MPIR_Continue_completion_processing(struct MPIR_Request *cont_req, MPI_Status * status);
 void MPIR_Continue_request_free(struct MPIR_Request *cont_req);
 /* MPI_Request_free of a persistent operation: a continuation on it lets go */

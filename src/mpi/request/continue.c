@@ -18,6 +18,14 @@
  * runs inside MPIX_Continue, or at the next round with
  * MPIX_CONT_DEFER_COMPLETE.  Callbacks run outside the global critical
  * section (MPIR_CALL_USER); every continuation is off its list before.
+ *
+ * Completing an operation may release the global lock too: a generalized
+ * request's query_fn and free_fn run outside it, and may call MPI.  So a
+ * round first claims every operation it found complete (one that another
+ * round, in another thread or re-entered from such a function, then
+ * skips), and only then completes them, one by one.  A continuation counts
+ * its operations not yet completed, plus one while its registration runs:
+ * whoever completes the last makes it ready, once.
  */
 
 #include "mpiimpl.h"
@@ -30,7 +38,10 @@ typedef struct op_watch {
     MPIR_Request *req;
     MPI_Status *status;         /* the user's slot, or MPI_STATUS_IGNORE */
     cont_t *cont;
-    UT_hash_handle hh;          /* in watched while not complete */
+    bool claimed;               /* found complete by a round: no other takes it */
+    bool dropped;               /* freed by the user once claimed: complete as cancelled */
+    struct op_watch *next_claimed;      /* on the claiming round's list */
+    UT_hash_handle hh;          /* in watched until completed */
 } op_t;
 
 struct MPIR_Continuation {
@@ -39,7 +50,7 @@ struct MPIR_Continuation {
     void *cb_data;
     int flags;
     MPIR_Request *cr;           /* continuation request, or NULL */
-    int remaining;              /* operations not complete yet */
+    int remaining;              /* operations not completed yet (+1 while attaching) */
     int err;                    /* first error among the operations */
     bool running, gone;         /* REARM: the operation was freed while cb ran */
     MPI_Status status;          /* on_complete's status */
@@ -107,6 +118,7 @@ static void run(cont_t * c)
         /* its operation stays watched: the next activation runs it again */
         c->remaining = 1;
         c->err = MPI_SUCCESS;
+        c->ops[0].claimed = false;
         return;
     }
     if (cr)
@@ -145,35 +157,52 @@ static void complete_status(op_t * op)
         op->cont->err = rc;
 }
 
-/* what MPI_Test does to a completed operation, for its continuation */
-static void op_complete(op_t * op)
+/* one operation of c fewer to complete; the last makes it ready */
+static void op_done(cont_t * c, bool at_registration)
+{
+    if (--c->remaining == 0)
+        ready(c, at_registration);
+}
+
+/* what MPI_Test does to a completed operation, for its continuation.  op
+ * was claimed; this may release the global lock (a generalized request's
+ * query_fn and free_fn), and c may be gone once op_done returns. */
+static void op_complete(op_t * op, bool at_registration)
 {
     MPIR_Request *req = op->req;
     cont_t *c = op->cont;
 
-    complete_status(op);
+    if (!op->dropped)
+        complete_status(op);
     if (!(c->flags & MPIR_CONT_REARM)) {
         HASH_DEL(watched, op);
-        if (!MPIR_Request_is_persistent(req) && !MPIR_Request_is_partitioned(req))
+        if (!op->dropped && !MPIR_Request_is_persistent(req) && !MPIR_Request_is_partitioned(req))
             MPIR_Request_free(req);
     }
-    c->remaining--;
+    op_done(c, at_registration);
 }
 
 /* called by the deferred calls' progress hook on each round */
 int MPIR_Continue_progress(int *made_progress)
 {
-    op_t *op, *tmp;
+    op_t *op, *tmp, *claimed = NULL, **tail = &claimed;
     cont_t *now, *c;
 
+    /* claim first, under the lock, in the order they were registered */
     HASH_ITER(hh, watched, op, tmp) {
-        if (op->cont->remaining == 0)
-            continue;   /* REARM: completed, its callback has not run yet */
+        if (op->claimed)
+            continue;   /* another round completes it, or REARM's callback is due */
         if (!MPIR_Request_is_complete(op->req) || !MPIR_Request_is_active(op->req))
             continue;
-        op_complete(op);
-        if (op->cont->remaining == 0)
-            ready(op->cont, false);
+        op->claimed = true;
+        op->next_claimed = NULL;
+        *tail = op;
+        tail = &op->next_claimed;
+    }
+    while (claimed) {
+        op = claimed;
+        claimed = op->next_claimed;
+        op_complete(op, false);
     }
     now = runnable;
     runnable = NULL;
@@ -202,6 +231,9 @@ int MPIR_Continue_init_impl(int flags, int max_poll, MPIR_Info * info, MPIR_Requ
 
     MPIR_ERR_CHKANDJUMP1(flags & ~CONT_PUBLIC_FLAGS, mpi_errno, MPI_ERR_ARG, "**contflags",
                          "**contflags %d", flags);
+    /* MPI_UNDEFINED is no limit, as in Open MPI's continuations */
+    MPIR_ERR_CHKANDJUMP1(max_poll < 0 && max_poll != MPI_UNDEFINED, mpi_errno, MPI_ERR_ARG,
+                         "**contmaxpoll", "**contmaxpoll %d", max_poll);
     st = MPL_calloc(1, sizeof(*st), MPL_MEM_OTHER);
     MPIR_ERR_CHKANDJUMP1(!st, mpi_errno, MPI_ERR_NO_MEM, "**nomem", "**nomem %s",
                          "continuation request");
@@ -211,7 +243,7 @@ int MPIR_Continue_init_impl(int flags, int max_poll, MPIR_Info * info, MPIR_Requ
         MPIR_ERR_SETANDJUMP(mpi_errno, MPIX_ERR_NOREQ, "**nomemreq");
     }
     st->poll_only = (flags & MPIX_CONT_POLL_ONLY) != 0;
-    st->max_poll = max_poll;
+    st->max_poll = max_poll == MPI_UNDEFINED ? 0 : max_poll;
     req->u.cont = st;
     /* created inactive, as a persistent request is */
     MPIR_cc_set(&req->cc, 0);
@@ -240,17 +272,11 @@ int MPIR_Continue_start(MPIR_Request * cr)
     return MPI_SUCCESS;
 }
 
-/* MPI_Test / MPI_Wait and friends on a poll-only continuation request (its
- * "poll function", as an extended generalized request's) */
-int MPIR_Continue_poll(MPIR_Request * cr)
+/* runs the callbacks ready on a poll-only continuation request, at most
+ * max_poll; the number run */
+static int poll_ready(MPIR_Cont_request_t * st)
 {
-    MPIR_Cont_request_t *st = cr->u.cont;
-    int mpi_errno = MPI_SUCCESS, n = 0;
-
-    if (!st->ready) {
-        mpi_errno = MPID_Progress_test(NULL);
-        MPIR_ERR_CHECK(mpi_errno);
-    }
+    int n = 0;
     /* cr->u.cont stays: the user holds cr while testing it */
     while (st->ready && (st->max_poll == 0 || n < st->max_poll)) {
         cont_t *c = st->ready;
@@ -258,6 +284,40 @@ int MPIR_Continue_poll(MPIR_Request * cr)
         run(c);
         n++;
     }
+    return n;
+}
+
+/* MPI_Test and the other test calls on a poll-only continuation request
+ * (its "poll function", as an extended generalized request's) */
+int MPIR_Continue_poll(MPIR_Request * cr)
+{
+    MPIR_Cont_request_t *st = cr->u.cont;
+    int mpi_errno = MPI_SUCCESS;
+
+    if (!st->ready) {
+        mpi_errno = MPID_Progress_test(NULL);
+        MPIR_ERR_CHECK(mpi_errno);
+    }
+    poll_ready(st);
+  fn_fail:
+    return mpi_errno;
+}
+
+/* MPI_Waitall and the other wait calls that loop on a request's "wait
+ * function" until it completes: one poll, then, if no callback ran, the
+ * global lock is yielded, as MPI_Wait's loop does, so that a thread that
+ * must enter MPI to complete an operation (MPI_Grequest_complete) can */
+int MPIR_Continue_wait(MPIR_Request * cr)
+{
+    MPIR_Cont_request_t *st = cr->u.cont;
+    int mpi_errno = MPI_SUCCESS;
+
+    if (!st->ready) {
+        mpi_errno = MPID_Progress_test(NULL);
+        MPIR_ERR_CHECK(mpi_errno);
+    }
+    if (poll_ready(st) == 0)
+        MPID_THREAD_CS_YIELD(GLOBAL, MPIR_THREAD_GLOBAL_ALLFUNC_MUTEX);
   fn_fail:
     return mpi_errno;
 }
@@ -353,7 +413,10 @@ static int attach(cont_t * c)
         if (st->active)
             MPIR_cc_inc(&cr->cc);
     }
-    c->remaining = c->count;
+    /* one more while attaching: an operation that completes meanwhile (in
+     * another thread's round, while op_complete released the lock) cannot
+     * make c ready before every operation is watched */
+    c->remaining = c->count + 1;
     for (int i = 0; i < c->count; i++) {
         op_t *op = &c->ops[i];
         op->cont = c;
@@ -376,14 +439,15 @@ static int attach(cont_t * c)
                 c->remaining--;
         } else {
             HASH_ADD_PTR(watched, req, op, MPL_MEM_OTHER);
-            if (MPIR_Request_is_complete(op->req))
-                op_complete(op);
+            if (MPIR_Request_is_complete(op->req)) {
+                op->claimed = true;
+                op_complete(op, true);
+            }
         }
     }
-    if (c->remaining == 0)
-        ready(c, true);
-    else
+    if (c->remaining > 1)
         MPIR_Deferred_hook_activate();
+    op_done(c, true);
   fn_exit:
     return mpi_errno;
   fn_fail:
@@ -440,21 +504,29 @@ void MPIR_Continue_op_freed(MPIR_Request * req)
     if (!op)
         return;
     cont_t *c = op->cont;
-    HASH_DEL(watched, op);
     if (!(c->flags & MPIR_CONT_REARM)) {
         if (op->status != MPI_STATUS_IGNORE) {
             MPIR_Status_set_empty(op->status);
             MPIR_STATUS_SET_CANCEL_BIT(*op->status, TRUE);
         }
-        if (--c->remaining == 0)
-            ready(c, false);
+        if (op->claimed) {
+            /* a round found it complete: that round completes it, cancelled */
+            op->dropped = true;
+            return;
+        }
+        HASH_DEL(watched, op);
+        op_done(c, false);
         return;
     }
-    if (c->running || c->remaining == 0)
-        c->gone = true;         /* running, or due on a list: run() frees it
-                                 * and never calls the function again */
-    else
+    HASH_DEL(watched, op);
+    if (c->running || op->claimed) {
+        /* running, being completed or due on a list: run() frees it and
+         * never calls the function again */
+        op->dropped = true;
+        c->gone = true;
+    } else {
         MPL_free(c);
+    }
 }
 
 /* a notification request keeps its function: it runs after each completed
@@ -476,6 +548,9 @@ int MPIR_Request_on_complete_impl(MPIR_Request * req, MPIX_Request_complete_func
                                    req->kind == MPIR_REQUEST_KIND__CONTINUE), mpi_errno,
                         MPI_ERR_REQUEST, "**reqcbkind");
     HASH_FIND_PTR(watched, &req, op);
+    /* a continuation of MPIX_Continue holds the request for this activation */
+    MPIR_ERR_CHKANDJUMP(op && !(op->cont->flags & MPIR_CONT_REARM), mpi_errno,
+                        MPI_ERR_REQUEST, "**reqcbtaken");
     if (keeps && op) {
         /* replace or remove the function set before */
         if (!fn) {
