@@ -135,7 +135,8 @@ int MPIDI_UCX_notify_access(void *origin_addr, int origin_count, MPI_Datatype or
     s->hdr.disp = target_disp;
     s->hdr.lb = t_lb;
     s->hdr.tag = tag;
-    s->hdr.seq = MPIR_Notify_take_seq(win->notify, target_rank);
+    /* kept here: a failed send has freed s by the time it is unnumbered */
+    uint32_t seq = s->hdr.seq = MPIR_Notify_take_seq(win->notify, target_rank);
     s->win = win;
     if (is_put) {
         nw->issued[target_rank]++;
@@ -160,7 +161,7 @@ int MPIDI_UCX_notify_access(void *origin_addr, int origin_count, MPI_Datatype or
         }
     }
     if (mpi_errno)
-        MPIR_Notify_unnumber(win, target_rank, s->hdr.seq);
+        MPIR_Notify_unnumber(win, target_rank, seq);
     MPID_THREAD_CS_EXIT(VCI, MPIDI_VCI(vni).lock);
 
   fn_exit:

@@ -57,8 +57,10 @@ int MPIDI_UCX_notify_send(MPIR_Win * win, int rank, send_t * s, const void *buf,
         if (--nw->nowed == 0)
             DL_DELETE(owing, nw);
     }
-    if (s->win)
+    if (s->win) {
+        s->nw = nw;
         nw->inflight++;
+    }
     return MPIDI_UCX_notify_post(win, rank, s, buf, bytes);
 }
 

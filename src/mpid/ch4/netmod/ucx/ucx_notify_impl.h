@@ -34,6 +34,8 @@ typedef struct {
 typedef struct {
     hdr_t hdr;
     MPIR_Win *win;              /* counted in the window's inflight; NULL if not */
+    MPIDI_UCX_notify_win_t *nw; /* that window's state (MPIDI_UCX_notify_send), which
+                                 * may outlive the window (MPIDI_UCX_notify_win_free) */
     bool notify;                /* GET_RESP: deliver the target's notification then */
     MPI_Aint bytes;
 } send_t;
@@ -78,6 +80,7 @@ int MPIDI_UCX_notify_send_owed(MPIDI_UCX_notify_win_t * nw, bool alone);
 /* the window's UCX state, created with its first message, sent or
  * received; NULL if out of memory */
 MPIDI_UCX_notify_win_t *MPIDI_UCX_notify_state_of(MPIR_Win * win);
-void MPIDI_UCX_notify_state_free(MPIDI_UCX_notify_win_t * nw);
+/* the last in-flight send of a freed window's state (nw->win NULL) completed */
+void MPIDI_UCX_notify_state_orphan_done(MPIDI_UCX_notify_win_t * nw);
 
 #endif /* UCX_NOTIFY_IMPL_H_INCLUDED */

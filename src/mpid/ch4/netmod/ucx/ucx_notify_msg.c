@@ -82,10 +82,16 @@ static void send_done(void *request, ucs_status_t status, void *user_data);
 
 static void finish_send(send_t * s)
 {
-    if (s->win) {
-        MPIDI_UCX_notify_win_t *nw = MPIDI_UCX_WIN(s->win).notify;
+    MPIDI_UCX_notify_win_t *nw = s->nw;
+    if (nw) {
         nw->inflight--;
-        if (s->notify) {
+        if (unlikely(nw->win == NULL)) {
+            /* the window was freed with this send in flight (its progress
+             * failed, MPIDI_UCX_notify_win_free): s->win is gone, no one
+             * waits for the notification, the last send frees the state */
+            if (nw->inflight == 0)
+                MPIDI_UCX_notify_state_orphan_done(nw);
+        } else if (s->notify) {
             int e = MPIR_Notify_arrive(s->win, MPIR_NOTIFY_PATH_UCX_AM, s->hdr.src, s->hdr.tag,
                                        s->bytes, s->hdr.seq);
             if (e && !deferred_errno)
@@ -197,8 +203,8 @@ int MPIDI_UCX_notify_post(MPIR_Win * win, int rank, send_t * s, const void *buf,
     if (r == NULL) {
         finish_send(s);
     } else if (UCS_PTR_IS_ERR(r)) {
-        if (s->win)
-            MPIDI_UCX_WIN(win).notify->inflight--;
+        if (s->nw)
+            s->nw->inflight--;
         MPIDI_UCX_notify_free_send(s);
         MPIDI_UCX_CHK_STATUS(UCS_PTR_STATUS(r));
     }

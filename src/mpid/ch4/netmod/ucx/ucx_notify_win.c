@@ -45,7 +45,7 @@ cvars:
 === END_MPI_T_CVAR_INFO_BLOCK ===
 */
 
-void state_free(MPIDI_UCX_notify_win_t * nw)
+static void state_free(MPIDI_UCX_notify_win_t * nw)
 {
     MPL_free(nw->issued);
     MPL_free(nw->gets);
@@ -53,6 +53,12 @@ void state_free(MPIDI_UCX_notify_win_t * nw)
     MPL_free(nw->owed);
     MPL_free(nw->defer_skip);
     MPL_free(nw);
+}
+
+void MPIDI_UCX_notify_state_orphan_done(MPIDI_UCX_notify_win_t * nw)
+{
+    MPIR_Assert(nw->win == NULL && nw->inflight == 0 && nw->nowed == 0);
+    state_free(nw);
 }
 
 /* The window's UCX state, created with its first message, sent or
@@ -144,7 +150,10 @@ int MPIDI_UCX_notify_win_init(MPIR_Win * win)
 }
 
 /* collective, after the window's epochs closed: only local sends (a get's
- * answer, an acknowledgement) can still be in flight */
+ * answer, an acknowledgement) can still be in flight.  Their completion
+ * (finish_send) reads the state, so it goes once they are done: here after
+ * waiting for them, or, if progress fails with some in flight, with the
+ * last of them. */
 int MPIDI_UCX_notify_win_free(MPIR_Win * win)
 {
     int mpi_errno = MPI_SUCCESS;
@@ -152,14 +161,29 @@ int MPIDI_UCX_notify_win_free(MPIR_Win * win)
 
     if (nw) {
         int vni = MPIDI_UCX_get_win_vni(win);
+        int progress_errno = MPI_SUCCESS;
         MPID_THREAD_CS_ENTER(VCI, MPIDI_VCI(vni).lock);
-        if (nw->nowed)  /* none should be left once every epoch is closed */
-            mpi_errno = MPIDI_UCX_notify_send_owed(nw, false);
-        while (nw->inflight && mpi_errno == MPI_SUCCESS)
-            mpi_errno = MPIDI_progress_test_vci(vni);
-        MPID_THREAD_CS_EXIT(VCI, MPIDI_VCI(vni).lock);
-        state_free(nw);
+        for (;;) {
+            /* none should be owed once every epoch is closed; sent or given
+             * up on, none is left (nor the state on the list of owing
+             * windows), also if the progress below failed */
+            if (nw->nowed) {
+                int e2 = MPIDI_UCX_notify_send_owed(nw, false);
+                if (!mpi_errno)
+                    mpi_errno = e2;
+            }
+            if (!nw->inflight || progress_errno)
+                break;
+            progress_errno = MPIDI_progress_test_vci(vni);
+        }
+        if (!mpi_errno)
+            mpi_errno = progress_errno;
         MPIDI_UCX_WIN(win).notify = NULL;
+        if (nw->inflight)
+            nw->win = NULL;     /* orphaned: MPIDI_UCX_notify_state_orphan_done */
+        else
+            state_free(nw);
+        MPID_THREAD_CS_EXIT(VCI, MPIDI_VCI(vni).lock);
     }
     int e = MPIDI_Notify_rings_win_free(win, &MPIDI_UCX_WIN(win).notify_ring);
     /* last: the progress above may have cached the window again, and no
