@@ -24,9 +24,17 @@
  * the same count everywhere, on purpose: a counted access in flight while
  * its target attaches counters anew drops the same way, but whether it
  * arrives before or after the attach is a race), and rank 0 notifies
- * counter 3:
- *   notify_dropped         1 at rank 1: window, source 0, counter 3; counter
- *                          0 stays 0 and no counter update comes
+ * counter 3, then counter 0; rank 1 waits for counter 0, delivered in
+ * issue order after the other (no deadline, no timing):
+ *   notify_dropped         1 at rank 1: window, source 0, counter 3; only
+ *                          counter 0's update comes
+ * Then a refusal in every configuration: a dynamic window's path is generic
+ * everywhere (rings need allocated window memory, cq-data and ucx-am serve
+ * no dynamic window), and rank 0 makes an MPI_Put_notify and an
+ * MPI_Get_notify to it outside an epoch:
+ *   notify_refused         2 at rank 0: the dynamic window, target 1; none
+ *                          at rank 1, and a tagged put that follows arrives
+ *                          (no number lost)
  * After MPI_T_event_handle_free the callbacks are not called again.
  */
 #include "na_test.h"
@@ -204,38 +212,91 @@ int main(int argc, char **argv)
     else
         CHECK(seen[REFUSED].calls == 0, "the target saw %d refusals", seen[REFUSED].calls);
 
-    /* a counted access that finds no counter (see the top) */
+    /* a counted access that finds no counter (see the top); counted before
+     * any call that makes progress (the lock may take in both accesses) */
+    int updates = seen[COUNTER].calls;
     MPI_OK(MPIX_Win_create_notify(win, rank == 0 ? 4 : 1));
     MPI_OK(MPI_Win_lock_all(0, win));
-    int updates = seen[COUNTER].calls;
     if (rank == 0) {
         char data[BYTES] = { 3 };
         MPI_OK(MPIX_Put_notify(data, BYTES, MPI_BYTE, 1, 3 * BYTES, BYTES, MPI_BYTE, 3, win));
+        MPI_OK(MPIX_Put_notify(data, BYTES, MPI_BYTE, 1, 3 * BYTES, BYTES, MPI_BYTE, 0, win));
         MPI_OK(MPI_Win_flush(1, win));
-    }
-    MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
-    if (rank == 1) {
-        /* a transport's completion may reach the target after the origin's
-         * flush and the barrier: poll for it, for at most 10 s */
-        MPI_Count count = -1;
-        double deadline = MPI_Wtime() + 10;
-        do
+    } else {
+        /* notifications of one origin are delivered in issue order: once
+         * counter 0 has counted, the access to counter 3 has been dropped */
+        MPI_Count count = 0;
+        while (count < 1)
             MPI_OK(MPIX_Win_get_notify(win, 0, &count));
-        while (seen[DROPPED].calls == 0 && MPI_Wtime() < deadline);
         CHECK(seen[DROPPED].calls == 1 && seen[DROPPED].win[0] == win_handle &&
               seen[DROPPED].source[0] == 0 && seen[DROPPED].counter[0] == 3,
               "%d dropped (win %d/%d, source %d, counter %d)", seen[DROPPED].calls,
               seen[DROPPED].win[0], win_handle, seen[DROPPED].source[0],
               seen[DROPPED].counter[0]);
-        CHECK(count == 0 && seen[COUNTER].calls == updates,
+        CHECK(count == 1 && seen[COUNTER].calls == updates + 1 &&
+              seen[COUNTER].counter[updates] == 0 && seen[COUNTER].value[updates] == 1,
               "after the drop: counter 0 is %lld, %d counter updates (%d before)",
               (long long) count, seen[COUNTER].calls, updates);
-    } else {
-        CHECK(seen[DROPPED].calls == 0, "the origin saw %d drops", seen[DROPPED].calls);
     }
+    if (rank == 0)
+        CHECK(seen[DROPPED].calls == 0, "the origin saw %d drops", seen[DROPPED].calls);
     MPI_OK(MPI_Win_unlock_all(win));
     /* rank 1 has looked before rank 0 notifies counter 0 below */
     MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+
+    /* refusals on the generic path of a dynamic window (see the top) */
+    {
+        MPI_Win dyn;
+        int dbuf = 0, refused = seen[REFUSED].calls;
+        MPI_Aint daddr;
+        MPI_OK(MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_WORLD, &dyn));
+        MPI_OK(MPI_Win_attach(dyn, &dbuf, sizeof(dbuf)));
+        MPI_OK(MPI_Get_address(&dbuf, &daddr));
+        MPI_OK(MPI_Bcast(&daddr, 1, MPI_AINT, 1, MPI_COMM_WORLD));
+        int dyn_handle = (int) MPI_Win_c2f(dyn);
+        if (rank == 0) {
+            char path[64], why[64];
+            int v = 0, rc, cls;
+            na_path(dyn, 1, path, why, sizeof(path));
+            CHECK(strcmp(path, "generic") == 0, "dynamic window: path %s/%s", path, why);
+            MPI_OK(MPI_Win_set_errhandler(dyn, MPI_ERRORS_RETURN));
+            rc = MPI_Put_notify(&v, 1, MPI_INT, 1, daddr, 1, MPI_INT, dyn, TAG);
+            cls = MPI_SUCCESS;
+            MPI_Error_class(rc, &cls);
+            CHECK(cls == MPI_ERR_RMA_SYNC, "dynamic put_notify outside an epoch: class %d", cls);
+            rc = MPI_Get_notify(&v, 1, MPI_INT, 1, daddr, 1, MPI_INT, dyn, TAG);
+            cls = MPI_SUCCESS;
+            MPI_Error_class(rc, &cls);
+            CHECK(cls == MPI_ERR_RMA_SYNC, "dynamic get_notify outside an epoch: class %d", cls);
+            MPI_OK(MPI_Win_set_errhandler(dyn, MPI_ERRORS_ARE_FATAL));
+            CHECK(seen[REFUSED].calls == refused + 2, "dynamic window: %d refusals, not 2",
+                  seen[REFUSED].calls - refused);
+            for (int i = refused; i < seen[REFUSED].calls && i < 8; i++)
+                CHECK(seen[REFUSED].win[i] == dyn_handle && seen[REFUSED].target[i] == 1,
+                      "refusal %d: win %d/%d, target %d", i, seen[REFUSED].win[i], dyn_handle,
+                      seen[REFUSED].target[i]);
+        }
+        MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+        MPI_OK(MPI_Win_lock_all(0, dyn));
+        if (rank == 0) {
+            int v = 7;
+            MPI_OK(MPI_Put_notify(&v, 1, MPI_INT, 1, daddr, 1, MPI_INT, dyn, TAG));
+            MPI_OK(MPI_Win_flush(1, dyn));
+        } else {
+            /* a number lost to a refusal would hold this one back forever */
+            MPI_Request r;
+            MPI_OK(MPI_Notify_init(dyn, 0, TAG, 1, &r));
+            MPI_OK(MPI_Start(&r));
+            MPI_OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
+            MPI_OK(MPI_Request_free(&r));
+            CHECK(dbuf == 7, "dynamic window: %d after the notified put", dbuf);
+            CHECK(seen[REFUSED].calls == refused, "the target saw %d refusals",
+                  seen[REFUSED].calls - refused);
+        }
+        MPI_OK(MPI_Win_unlock_all(dyn));
+        MPI_OK(MPI_Win_detach(dyn, &dbuf));
+        MPI_OK(MPI_Win_free(&dyn));
+    }
 
     /* without registrations: no more calls */
     for (int i = 0; i < NEVENTS; i++)
@@ -247,9 +308,9 @@ int main(int argc, char **argv)
         MPI_OK(MPIX_Put_notify(data, BYTES, MPI_BYTE, 1, 0, BYTES, MPI_BYTE, 0, win));
         MPI_OK(MPI_Win_flush(1, win));
     } else {
-        /* rank 1's counter attached anew starts at 0 */
+        /* rank 1's counter attached anew has counted one since (above) */
         MPI_Count count = 0;
-        while (count < 1)
+        while (count < 2)
             MPI_OK(MPIX_Win_get_notify(win, 0, &count));
         CHECK(seen[ARRIVAL].calls == before, "called after the handles were freed");
     }
