@@ -52,6 +52,8 @@ struct MPIR_Notify_entry;
  * error handler (the bindings' generator, patch 0016) */
 #define MPIR_NOTIFY_REQUEST_WIN(req_) \
     ((req_) && (req_)->kind == MPIR_REQUEST_KIND__NOTIFY ? (req_)->u.notify->win : NULL)
+/* and of MPI_Waitall and the other array forms, on their error path only */
+struct MPIR_Win *MPIR_Notify_requests_win(int count, const MPI_Request reqs[]);
 
 /* Per-request state of a MPIR_REQUEST_KIND__NOTIFY request (req->u.notify). */
 typedef struct MPIR_Notify_req {

@@ -174,6 +174,23 @@ int main(int argc, char **argv)
     CHECK(win_errs == 2 && comm_errs == 0,
           "errors of MPI_Cancel and MPI_Start on a notification request: %d to the window's "
           "handler, %d to MPI_COMM_WORLD's; want 2 and 0", win_errs, comm_errs);
+    /* the array forms: the window's handler when the array holds only
+     * notification requests of that window, MPI_COMM_WORLD's otherwise */
+    rc = MPI_Startall(1, &req);
+    expect(rc, MPI_ERR_REQUEST, NULL, "MPI_Startall of an active request");
+    CHECK(win_errs == 3 && comm_errs == 0, "MPI_Startall of an active notification request: "
+          "%d errors to the window's handler, %d to MPI_COMM_WORLD's; want 3 and 0",
+          win_errs, comm_errs);
+    MPI_Request mixed[2];
+    MPI_OK(MPI_Recv_init(&v, 1, MPI_INT, MPI_PROC_NULL, 0, MPI_COMM_WORLD, &mixed[0]));
+    mixed[1] = req;
+    rc = MPI_Startall(2, mixed);
+    expect(rc, MPI_ERR_REQUEST, NULL, "MPI_Startall of a receive and an active request");
+    CHECK(win_errs == 3 && comm_errs == 1, "MPI_Startall of a receive and an active "
+          "notification request: %d errors to the window's handler, %d to MPI_COMM_WORLD's; "
+          "want 3 and 1", win_errs, comm_errs);
+    MPI_OK(MPI_Wait(&mixed[0], MPI_STATUS_IGNORE));
+    MPI_OK(MPI_Request_free(&mixed[0]));
     MPI_OK(MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN));
     MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
     MPI_OK(MPI_Errhandler_free(&weh));

@@ -352,3 +352,49 @@ int MPIR_Notify_null_request(MPI_Request * request)
   fn_fail:
     return mpi_errno;
 }
+
+/* The handle's request if it names a live one, else NULL; never asserts or
+ * reads outside MPICH's request pools (an invalid handle may be why the
+ * call failed) */
+static MPIR_Request *request_if_valid(MPI_Request h)
+{
+    MPIR_Request *r = NULL;
+    int pool = (h & REQUEST_POOL_MASK) >> REQUEST_POOL_SHIFT;
+    int blk = (h & REQUEST_BLOCK_MASK) >> REQUEST_BLOCK_SHIFT;
+    int idx = (h & REQUEST_OBJECT_MASK) >> REQUEST_OBJECT_SHIFT;
+
+    if (HANDLE_GET_MPI_KIND(h) != MPIR_REQUEST)
+        return NULL;
+    if (HANDLE_GET_KIND(h) == HANDLE_KIND_DIRECT) {
+        if (pool == 0 && HANDLE_INDEX(h) < MPIR_REQUEST_PREALLOC)
+            r = MPIR_Request_direct + HANDLE_INDEX(h);
+    } else if (HANDLE_GET_KIND(h) == HANDLE_KIND_INDIRECT) {
+        if (blk < MPIR_Request_mem[pool].indirect_size && idx < REQUEST_NUM_INDICES &&
+            MPIR_Request_mem[pool].indirect && MPIR_Request_mem[pool].indirect[blk])
+            r = ((MPIR_Request *) MPIR_Request_mem[pool].indirect[blk]) + idx;
+    }
+    if (r && (r->handle != h || MPIR_Object_get_ref(r) <= 0))
+        r = NULL;
+    return r;
+}
+
+/* The error path of MPI_Waitall and the other array forms (patch 0016):
+ * the window whose error handler their error goes to, if every request
+ * left in the array is a notification request of that one window; NULL
+ * (MPI_COMM_WORLD's handler, as for any other request) otherwise */
+MPIR_Win *MPIR_Notify_requests_win(int count, const MPI_Request reqs[])
+{
+    MPIR_Win *win = NULL;
+
+    if (count <= 0 || reqs == NULL)
+        return NULL;
+    for (int i = 0; i < count; i++) {
+        if (reqs[i] == MPI_REQUEST_NULL)
+            continue;
+        MPIR_Request *r = request_if_valid(reqs[i]);
+        if (!r || r->kind != MPIR_REQUEST_KIND__NOTIFY || (win && r->u.notify->win != win))
+            return NULL;
+        win = r->u.notify->win;
+    }
+    return win;
+}
