@@ -10,7 +10,8 @@
  *      single-threaded, a query_fn that calls MPI (re-entering the progress
  *      hook) likewise.
  *   2. MPI_Waitall on a poll-only continuation request while another thread
- *      must enter MPI (MPI_Grequest_complete) to complete its operation.
+ *      must enter MPI (MPI_Grequest_complete) to complete its operation;
+ *      MPI_Testall polls such a request as MPI_Test does.
  *   3. MPIX_Request_on_complete on a notification request that an
  *      MPIX_Continue continuation holds: MPI_ERR_REQUEST, with a function
  *      and with NULL; the continuation still runs once, with the
@@ -177,6 +178,18 @@ static void part2(void)
     pthread_join(t, NULL);
     CHECK(cbs == 1 && err == MPI_SUCCESS, "MPI_Waitall on a poll-only request: callback %d "
           "times, error %d", (int) cbs, err);
+
+    /* MPI_Testall polls it too (found by test/fuzz/completion_fuzz) */
+    int flag = 0;
+    reset();
+    MPI_OK(MPI_Start(&cr));
+    MPI_OK(MPI_Grequest_start(q_fn, f_fn, c_fn, NULL, &g));
+    g_handle = g;
+    MPI_OK(MPIX_Continue(&g, cb, &err, 0, MPI_STATUS_IGNORE, cr));
+    MPI_OK(MPI_Grequest_complete(g_handle));
+    while (!flag)
+        MPI_OK(MPI_Testall(1, &cr, &flag, MPI_STATUSES_IGNORE));
+    CHECK(cbs == 1, "MPI_Testall on a poll-only request: callback %d times", (int) cbs);
     MPI_OK(MPI_Request_free(&cr));
 }
 
