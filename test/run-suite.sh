@@ -4,7 +4,7 @@
 # across two network-namespace "hosts" (test/netns/), then a curated subset
 # of MPICH's own test/mpi against the patched build.
 #
-#   SUITE=all|unit|lang|notify|netns|loaded|instr|mpich   which part (default all)
+#   SUITE=all|unit|lang|notify|netns|loaded|realprogs|instr|mpich   which part (default all)
 #   CONFIGS=shm,tcp,...      transport configurations for our tests
 #   TESTS=REGEX              only tests whose name matches
 #   NA_TIMEOUT_SCALE=N       multiply every timeout (slow machines)
@@ -615,6 +615,40 @@ run_lang_suite() {
         -- "$dir/pingpong_pc" 64 10
 }
 
+# ------------------------------------------------------------------ real programs
+# Debian's MPICH programs, unchanged (ScaLAPACK's testers, NetPIPE, parallel
+# HDF5), on Debian's libmpich12 and on ours, shm and tcp, 2 and 4 ranks:
+# test/realprogs/run.sh, which installs the packages it needs (skipped,
+# saying why, where it cannot).  Not on the ch4:ucx and sanitizer variants.
+run_realprogs_suite() {
+    echo "== real programs: Debian's MPICH programs on its libmpich12 and on ours (test/realprogs/) =="
+    [[ realprogs =~ $TESTS ]] || return 0
+    if [ -n "$VARIANT" ] || [[ $DEVICE != ch4:ofi* ]]; then
+        skip "realprogs" "only on the main ch4:ofi build"
+        return
+    fi
+    local log=$OUT/logs/realprogs.log line t rc=0 n=0 nf=0 failing=0
+    PREFIX="$PREFIX" OUT="$OUT/realprogs" NA_TIMEOUT_SCALE=$SCALE \
+        timeout $((900 * SCALE)) bash "$TOP/test/realprogs/run.sh" >"$log" 2>&1 || rc=$?
+    while IFS= read -r line; do
+        case "$line" in
+            PASS*) failing=0 n=$((n + 1)); line=${line#PASS  }; t=${line##* }; line=${line% *}
+                pass "realprogs/${line% }" "${t%s}" ;;
+            FAIL*) failing=1 n=$((n + 1)) nf=$((nf + 1)); line=${line#FAIL  }
+                fail "realprogs/${line%%: *}" "${line#*: }" ;;
+            SKIP*) failing=0 n=$((n + 1)); line=${line#SKIP  }; t=realprogs/${line%%: *}
+                skip "${t%/realprogs}" "${line#*: }" ;;         # the whole part: "realprogs"
+            "      |"*) [ $failing = 1 ] && echo "$line" ;;     # the failed run's log
+            *) failing=0; echo "$line" ;;                      # headings, the table
+        esac
+    done <"$log"
+    if [ $rc -ne 0 ] && [ $rc -ne 77 ] && [ $nf -eq 0 ]; then
+        fail "realprogs" "test/realprogs/run.sh exited $rc" "$log"
+    elif [ $n -eq 0 ]; then
+        fail "realprogs" "test/realprogs/run.sh reported nothing" "$log"
+    fi
+}
+
 # ------------------------------------------------------------------ instruction budget
 # Instructions per 8-byte message (origin + target MPI calls, callgrind,
 # bench/instr-count.sh) against test/instr-budget.txt: more than a line's
@@ -708,16 +742,17 @@ run_mpich_suite() {
 
 start_all=$(date +%s)
 case "$SUITE" in
-    all) run_unit_suite; run_build_checks; run_man_check; run_argcheck_coverage; run_guide_check; run_natrace_check; run_lang_suite
+    all) run_unit_suite; run_build_checks; run_man_check; run_argcheck_coverage; run_guide_check; run_natrace_check; run_lang_suite; run_realprogs_suite
         run_notify_suite; run_fault_suite; run_netns_suite; run_loaded_suite; run_instr_budget; run_mpich_suite ;;
     unit) run_unit_suite; run_build_checks; run_man_check; run_argcheck_coverage; run_guide_check; run_natrace_check ;;
     lang) run_lang_suite ;;
     notify) run_notify_suite; run_fault_suite ;;
     netns) run_netns_suite ;;
     loaded) run_loaded_suite ;;
+    realprogs) run_realprogs_suite ;;
     mpich) run_mpich_suite ;;
     instr) run_instr_budget ;;
-    *) echo "run-suite: SUITE must be all, unit, lang, notify, netns, loaded, instr or mpich" >&2; exit 2 ;;
+    *) echo "run-suite: SUITE must be all, unit, lang, notify, netns, loaded, realprogs, instr or mpich" >&2; exit 2 ;;
 esac
 
 echo
