@@ -20,10 +20,10 @@
 static int errs;
 
 /* control variables whose name says NOTIFY: none in stock MPICH.  MPI_T
- * stays initialized until after MPI_Finalize: in MPICH 4.0.2 an
+ * stays initialized until after MPI_Finalize: in stock MPICH 4.0.2 an
  * MPI_T_finalize between MPI_Init and MPI_Finalize frees the string control
  * variables MPI itself still reads (ch4:ofi's shared-memory collectives then
- * crash in the next MPI_Comm_dup). */
+ * crash in the next MPI_Comm_dup; patches/fixes/0030 fixes ours). */
 static int notify_cvars(void)
 {
     int provided, n = 0, k = 0;
