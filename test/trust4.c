@@ -22,6 +22,9 @@
  *      and MPI_Ibarrier: MPI_SUCCESS, and the operations still complete.
  *   6. MPIX_Continue_init(MPIX_CONT_POLL_ONLY, MPI_UNDEFINED): no limit, one
  *      MPI_Test runs every ready callback; a negative max_poll: MPI_ERR_ARG.
+ *   7. after a generalized request whose query_fn failed, later errors keep
+ *      their own class once MPICH's ring of error messages has wrapped
+ *      (patches/fixes/0031).
  */
 #include "na_test.h"
 #include <pthread.h>
@@ -338,6 +341,32 @@ static void part6(void)
           err_class(rc));
 }
 
+static int q_fail(void *extra, MPI_Status * st)
+{
+    q_fn(extra, st);
+    return MPI_ERR_OTHER;
+}
+
+/* 7: the error ring's slots forget a user code */
+static void part7(int size)
+{
+    MPI_Request g;
+    int v = 0, rc, wrong = 0, first = -1;
+    MPI_OK(MPI_Grequest_start(q_fail, f_fn, c_fn, NULL, &g));
+    MPI_OK(MPI_Grequest_complete(g));
+    rc = MPI_Wait(&g, MPI_STATUS_IGNORE);
+    CHECK(err_class(rc) == MPI_ERR_OTHER, "the failing query_fn's error: class %d",
+          err_class(rc));
+    /* each refused send takes ring slots; 300 go round the 128 slots */
+    for (int i = 0; i < 300; i++) {
+        rc = MPI_Send(&v, 1, MPI_INT, size + 5, 0, MPI_COMM_WORLD);
+        if (err_class(rc) != MPI_ERR_RANK && wrong++ == 0)
+            first = i;
+    }
+    CHECK(wrong == 0, "%d of 300 sends to a rank that does not exist returned another class "
+          "than MPI_ERR_RANK, the first at call %d", wrong, first);
+}
+
 int main(int argc, char **argv)
 {
     int rank, size, provided;
@@ -368,6 +397,7 @@ int main(int argc, char **argv)
     part3(rank, win, base);
     part4(rank, win, base);
     part6();
+    part7(size);
 
     MPI_OK(MPI_Win_unlock_all(win));
     MPI_OK(MPIX_Win_free_notify(win));
