@@ -287,20 +287,29 @@ static int poll_ready(MPIR_Cont_request_t * st)
     return n;
 }
 
-/* MPI_Test and the other test calls on a poll-only continuation request
- * (its "poll function", as an extended generalized request's) */
-int MPIR_Continue_poll(MPIR_Request * cr)
+/* one round of progress unless callbacks are ready, then those callbacks;
+ * *ran: how many ran */
+static int poll_once(MPIR_Request * cr, int *ran)
 {
     MPIR_Cont_request_t *st = cr->u.cont;
     int mpi_errno = MPI_SUCCESS;
 
+    *ran = 0;
     if (!st->ready) {
         mpi_errno = MPID_Progress_test(NULL);
         MPIR_ERR_CHECK(mpi_errno);
     }
-    poll_ready(st);
+    *ran = poll_ready(st);
   fn_fail:
     return mpi_errno;
+}
+
+/* MPI_Test and the other test calls on a poll-only continuation request
+ * (its "poll function", as an extended generalized request's) */
+int MPIR_Continue_poll(MPIR_Request * cr)
+{
+    int ran;
+    return poll_once(cr, &ran);
 }
 
 /* MPI_Waitall and the other wait calls that loop on a request's "wait
@@ -309,16 +318,9 @@ int MPIR_Continue_poll(MPIR_Request * cr)
  * must enter MPI to complete an operation (MPI_Grequest_complete) can */
 int MPIR_Continue_wait(MPIR_Request * cr)
 {
-    MPIR_Cont_request_t *st = cr->u.cont;
-    int mpi_errno = MPI_SUCCESS;
-
-    if (!st->ready) {
-        mpi_errno = MPID_Progress_test(NULL);
-        MPIR_ERR_CHECK(mpi_errno);
-    }
-    if (poll_ready(st) == 0)
+    int ran, mpi_errno = poll_once(cr, &ran);
+    if (mpi_errno == MPI_SUCCESS && ran == 0)
         MPID_THREAD_CS_YIELD(GLOBAL, MPIR_THREAD_GLOBAL_ALLFUNC_MUTEX);
-  fn_fail:
     return mpi_errno;
 }
 
