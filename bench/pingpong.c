@@ -46,6 +46,14 @@
  *               peer's next message (the eager messages of ch4:ucx and
  *               libfabric's sockets), put_notify's MPI_Start and MPI_Wait
  *               come after that message has arrived; here only MPI_Wait
+ *   get_flag_sync  get_notify by hand: the receiver of each half trip reads
+ *               with MPI_Get + flush, then tells the owner with MPI_Put of a
+ *               flag + flush; the owner spins on it with MPI_Win_sync (the
+ *               bound for get_notify; like flag_sync, only where puts need
+ *               no target progress)
+ *   get_flag_progress  the same, the owner driving progress in its spin
+ *               with MPI_Iprobe (the bound for paths whose puts need the
+ *               target's progress, as bound_progress is for put_notify)
  *   put_counter MPIX_Put_notify (counter 0) + MPI_Win_flush; target polls the
  *               counter with MPIX_Win_get_notify until it shows one more
  *   get_counter the receiver reads with MPIX_Get_notify; the owner polls
@@ -77,18 +85,21 @@
 
 enum { SENDRECV, PUT_NOTIFY, GET_NOTIFY, PSCW, FENCE, PUT_FLUSH_SEND, BOUND, PUT_COUNTER,
     GET_COUNTER, PUT_ACC, PUT_FLAG, ACC_NOTIFY, ACC_FLUSH_SEND, FOP_NOTIFY, FOP_POLL, CACHELINE,
-    BOUND_PROGRESS, FLAG_SYNC, PSENDRECV, PARTITIONED, FLOOR, PUT_NOTIFY_EARLY, NMODES
+    BOUND_PROGRESS, FLAG_SYNC, PSENDRECV, PARTITIONED, FLOOR, PUT_NOTIFY_EARLY, GET_FLAG_SYNC,
+    GET_FLAG_PROGRESS, NMODES
 };
 static const char *const mode_names[NMODES] = { "sendrecv", "put_notify", "get_notify", "pscw",
     "fence", "put_flush_send", "bound", "put_counter", "get_counter", "put_acc", "put_flag",
     "acc_notify", "acc_flush_send", "fop_notify", "fop_poll", "cacheline", "bound_progress",
-    "flag_sync", "psendrecv", "partitioned", "floor", "put_notify_early"
+    "flag_sync", "psendrecv", "partitioned", "floor", "put_notify_early", "get_flag_sync",
+    "get_flag_progress"
 };
 /* 1: the mode keeps the window in a lock_all epoch */
 static const int passive[NMODES] = {[PUT_NOTIFY] = 1,[GET_NOTIFY] = 1,[PUT_FLUSH_SEND] = 1,
     [BOUND] = 1,[PUT_COUNTER] = 1,[GET_COUNTER] = 1,[PUT_ACC] = 1,[PUT_FLAG] = 1,
     [ACC_NOTIFY] = 1,[ACC_FLUSH_SEND] = 1,[FOP_NOTIFY] = 1,[FOP_POLL] = 1,[BOUND_PROGRESS] = 1,
-    [FLAG_SYNC] = 1,[FLOOR] = 1,[PUT_NOTIFY_EARLY] = 1
+    [FLAG_SYNC] = 1,[FLOOR] = 1,[PUT_NOTIFY_EARLY] = 1,[GET_FLAG_SYNC] = 1,
+    [GET_FLAG_PROGRESS] = 1
 };
 
 static int rank, peer;
@@ -256,6 +267,25 @@ static void round_trip(int mode, int size, unsigned iter)
                 } else {
                     acc_seen++;
                     while (read_own(acc_disp, 1) < acc_seen);
+                }
+                break;
+            case GET_FLAG_SYNC:
+            case GET_FLAG_PROGRESS:
+                if (!sending) {
+                    const int64_t flag = (int64_t) iter + 1;
+                    MPI_Get(lbuf, size, MPI_BYTE, peer, 0, size, MPI_BYTE, win);
+                    MPI_Win_flush(peer, win);
+                    MPI_Put(&flag, 1, MPI_INT64_T, peer, flag_disp, 1, MPI_INT64_T, win);
+                    MPI_Win_flush(peer, win);
+                } else {
+                    volatile int64_t *flag = (volatile int64_t *) (wbuf + flag_disp);
+                    int probed;
+                    while (*flag != (int64_t) iter + 1)
+                        if (mode == GET_FLAG_SYNC)
+                            MPI_Win_sync(win);
+                        else
+                            MPI_Iprobe(MPI_ANY_SOURCE, 99, MPI_COMM_WORLD, &probed,
+                                       MPI_STATUS_IGNORE);
                 }
                 break;
             case PUT_FLAG:
@@ -426,7 +456,7 @@ int main(int argc, char **argv)
         {"-modes", BU_STRING, &modes, "comma-separated subset of sendrecv,put_notify,"
          "get_notify,pscw,fence,put_flush_send,bound,put_counter,get_counter,put_acc,"
          "put_flag,acc_notify,acc_flush_send,fop_notify,fop_poll,cacheline,bound_progress,"
-         "flag_sync,psendrecv,partitioned,floor,put_notify_early (all)"},
+         "flag_sync,psendrecv,partitioned,floor,put_notify_early,get_flag_sync,get_flag_progress (all)"},
         {"-csv", BU_STRING, &csv, "also write the results to this CSV file"},
         {"-trace", BU_STRING, &trace, "write every timed half round trip, in the order run, "
          "to this CSV file (mode,bytes,iteration,us): a median hides whether trips are "
@@ -494,11 +524,12 @@ int main(int argc, char **argv)
     /* bound and flag_sync spin without progress: only where an MPI_Put
      * reaches the target without the target's progress (the origin's own
      * store into memory both map: ch4's shm module), else they would hang */
-    if ((use[BOUND] || use[FLAG_SYNC] || use[FLOOR]) && !puts_need_no_progress()) {
+    if ((use[BOUND] || use[FLAG_SYNC] || use[FLOOR] || use[GET_FLAG_SYNC]) &&
+        !puts_need_no_progress()) {
         if (rank == 0)
-            printf("# bound, flag_sync, floor left out: an MPI_Put here needs the target's "
-                   "progress\n");
-        use[BOUND] = use[FLAG_SYNC] = use[FLOOR] = 0;
+            printf("# bound, flag_sync, floor, get_flag_sync left out: an MPI_Put here needs "
+                   "the target's progress\n");
+        use[BOUND] = use[FLAG_SYNC] = use[FLOOR] = use[GET_FLAG_SYNC] = 0;
     }
     double *t[NMODES];
     for (int m = 0; m < NMODES; m++)

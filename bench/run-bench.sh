@@ -10,14 +10,16 @@
 #
 #   bench/run-bench.sh [--quick]        --quick: ping-pong + small Cholesky, shm only
 #   BENCH_TRANSPORTS="shm generic tcp sockets tcp-am tcp-cmpl netns netns-am"   (the default; --quick: shm)
-#   BENCH_ITERS=N (1000)  BENCH_MAX=BYTES (1048576)  BENCH_NP=N (2)
+#   BENCH_ITERS=N (1000)  BENCH_MAX=BYTES (4194304 on the node, 1048576 across the netmod)
+#   BENCH_NP=N (2)
 #   CHOL_TILES=N (32)  CHOL_TILE=N (64)  BENCH_OUT=DIR (_bench/<date>)
 #   JACOBI_POINTS=N (200 per process)  JACOBI_ITERS=N (5000; 5 rounds of the three variants)
 set -euo pipefail
 TOP=${TOP:-$(cd "$(dirname "$0")/.." && pwd)}
 PREFIX=${PREFIX:-$TOP/_install}
 ITERS=${BENCH_ITERS:-1000}
-MAX=${BENCH_MAX:-1048576}
+NODE_MAX=${BENCH_MAX:-4194304}
+NET_MAX=${BENCH_MAX:-1048576}
 NP=${BENCH_NP:-2}
 QUICK=0
 [ "${1:-}" = --quick ] && QUICK=1
@@ -76,6 +78,13 @@ if [[ " ${transports[*]} " == *" shm "* ]] && command -v valgrind >/dev/null; th
         bash "$TOP/bench/stock-instr.sh" | tee "$OUT/stock-instr.txt"
     fi
 fi
+# the copy routines a node-local access could use, in a ping-pong's cache
+# state without MPI (bench/shm_copy.c): what notify_copy.h's choice rests on
+if [[ " ${transports[*]} " == *" shm "* ]] && [ $QUICK = 0 ]; then
+    echo "== copy routines across a shared mapping (bench/shm_copy.c) =="
+    cc -O2 -o "$OUT/bin/shm_copy" "$TOP/bench/shm_copy.c"
+    "$OUT/bin/shm_copy" -n "$ITERS" -max "$NODE_MAX" | tee "$OUT/shm_copy.txt"
+fi
 for tr in "${transports[@]}"; do
     # the environment of each transport: test/transports, shared with the suite
     envs=$(transport_env "$tr") || { echo "run-bench: unknown transport $tr" >&2; exit 2; }
@@ -85,9 +94,17 @@ for tr in "${transports[@]}"; do
         run cholesky "$tr" "${env[@]}" -- -nt 16 -b 32
         continue
     fi
+    MAX=$NET_MAX
+    [[ $tr == shm || $tr == generic ]] && MAX=$NODE_MAX
     run pingpong "$tr" "${env[@]}" -- -n "$ITERS" -max "$MAX"
-    # issue 34's network targets are medians of 3 runs: two more of the
-    # modes they compare (bench/summarize.py takes each size's median ratio)
+    # the targets are medians of 3 runs: two more of the modes they compare
+    # (bench/summarize.py takes each size's median ratio)
+    if [ "$tr" = shm ]; then
+        for k in 2 3; do
+            RUN_TAG=run$k run pingpong "$tr" "${env[@]}" -- -n "$ITERS" -max "$MAX" \
+                -modes put_notify,bound,flag_sync,get_notify,get_flag_sync
+        done
+    fi
     if [[ $tr == tcp || $tr == sockets || $tr == netns ]]; then
         for k in 2 3; do
             RUN_TAG=run$k run pingpong "$tr" "${env[@]}" -- -n "$ITERS" -max "$MAX" \
@@ -103,6 +120,7 @@ for tr in "${transports[@]}"; do
     fi
     run msgrate "$tr" "${env[@]}" -- -posted 1,100,10000
     run rate "$tr" "${env[@]}" --
+    RUN_TAG=4k run rate "$tr" "${env[@]}" -- -size 4096
     run overlap "$tr" "${env[@]}" -- -n 200
     run workqueue "$tr" "${env[@]}" -- -n "$ITERS"
     run stencil "$tr" "${env[@]}" --

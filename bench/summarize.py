@@ -19,6 +19,71 @@ def fmt_us(x):
     return f"{x:.2f}us" if x < 1000 else f"{x / 1000:.2f}ms"
 
 
+def fmt_bytes(n):
+    for unit, shift in (("MiB", 20), ("KiB", 10)):
+        if n >= 1 << shift and n % (1 << shift) == 0:
+            return f"{n >> shift} {unit}"
+    return f"{n} B"
+
+
+def target(text, value, limit, where=""):
+    if value is None:
+        print(f"  -  {text}: not measured in this run")
+    else:
+        mark = "\u2713" if value <= limit else "\u2717"
+        print(f"  {mark}  {text}: {value:.2f} (<= {limit}){where}")
+
+
+def runs_of(tr):
+    """pingpong-TR.csv and its repeats pingpong-TR.runK.csv"""
+    return [rr for rr in [rows("pingpong", tr)] +
+            [rows("pingpong", f"{tr}.run{k}") for k in range(2, 10)] if rr]
+
+
+def worst_median(tr, a, b, lo=8, hi=1 << 30):
+    """the largest, over the sizes lo..hi, of the median over the runs of
+    each run's median(a) / median(b): (ratio, size, runs)"""
+    runs = runs_of(tr)
+    worst = (None, None, len(runs))
+    for n in sorted({int(x["bytes"]) for rr in runs for x in rr if lo <= int(x["bytes"]) <= hi}):
+        got = []
+        for rr in runs:
+            r = {x["mode"]: float(x["median_us"]) for x in rr if x["bytes"] == str(n)}
+            if a in r and b in r and r[b] > 0:
+                got.append(r[a] / r[b])
+        if got:
+            v = sorted(got)[(len(got) - 1) // 2]
+            if worst[0] is None or v > worst[0]:
+                worst = (v, n, len(runs))
+    return worst
+
+
+def node_targets(tr):
+    """issue 64's node targets on transport tr: put_notify against the bound
+    and the by-hand flag protocol, get_notify against MPI_Get + flush + flag,
+    at the worst size.  Where puts need the target's progress (ch4:ucx) the
+    bounds drive it in their spins (bound_progress, get_flag_progress) and
+    the by-hand protocol is the correct program (put_flag)."""
+    modes = {x["mode"] for rr in runs_of(tr) for x in rr}
+    progress = "bound" not in modes and "bound_progress" in modes
+    bound = "bound_progress" if progress else "bound"
+    by_hand = "put_flag" if progress else "flag_sync"
+    get_base = "get_flag_progress" if progress else "get_flag_sync"
+    for a, b, limit, what in (("put_notify", bound, 1.15, f"{bound} (MPI_Put + flush, spin)"),
+                              ("put_notify", by_hand, 1.0, f"{by_hand} (by hand)"),
+                              ("get_notify", get_base, 1.15,
+                               f"{get_base} (MPI_Get + flush + flag by hand)")):
+        v, n, nruns = worst_median(tr, a, b)
+        sizes = sorted({int(x["bytes"]) for rr in runs_of(tr) for x in rr})
+        span = f"{fmt_bytes(sizes[0])}-{fmt_bytes(sizes[-1])}" if sizes else ""
+        target(f"{tr} {a} / {what}, worst size {span}, {nruns} run(s)", v, limit,
+               f" at {fmt_bytes(n)}" if n else "")
+
+
+if len(sys.argv) > 2 and sys.argv[2] == "--node-targets":   # bench/ucx-bench.sh
+    for tr in sys.argv[3:]:
+        node_targets(tr)
+    sys.exit(0)
 lines = []
 for tr in TRANSPORTS:
     pp = rows("pingpong", tr)
@@ -96,14 +161,6 @@ def pp_worst(tr, a, b, lo=8, hi=1 << 20):
     vals = [(pp_ratio(tr, n, a, b), n) for n in sizes]
     vals = [v for v in vals if v[0] is not None]
     return max(vals) if vals else (None, None)
-
-
-def target(text, value, limit, where=""):
-    if value is None:
-        print(f"  -  {text}: not measured in this run")
-    else:
-        mark = "\u2713" if value <= limit else "\u2717"
-        print(f"  {mark}  {text}: {value:.2f} (<= {limit}){where}")
 
 
 def peer_ratio(rr, n):
@@ -184,10 +241,18 @@ if os.path.exists(table):
     for tr, m in miss.items():
         target(f"{tr}: sizes where the default eager range picks the slower path "
                "(eager-table.txt)", len(m), 0, f" ({', '.join(m)} B)" if m else "")
+
+
+print("\n== issue 64 targets (this run; every size, medians of the runs' ratios) ==")
+node_targets("shm")
 for tr in ("shm", "tcp"):
-    rr = {x["mode"]: float(x["msgs_per_s"]) for x in rows("rate", tr) or []}
-    target(f"{tr} 8 B message rate, 64 in flight: isend / put_notify",
-           rr["isend"] / rr["put_notify"] if "isend" in rr and rr.get("put_notify") else None, 1.0)
+    for size in (8, 4096):
+        rr = {x["mode"]: float(x["msgs_per_s"])
+              for x in (rows("rate", tr) or []) + (rows("rate", f"{tr}.4k") or [])
+              if int(x["bytes"]) == size}
+        target(f"{tr} {size} B message rate, 64 in flight: isend / put_notify",
+               rr["isend"] / rr["put_notify"] if "isend" in rr and rr.get("put_notify") else None,
+               1.0)
 instr = os.path.join(out, "instr.txt")
 if os.path.exists(instr):
     tot = {l.split()[0]: int(l.split()[3]) for l in open(instr)

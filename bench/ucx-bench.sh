@@ -48,6 +48,18 @@ for size in 8 262144; do
         MPIR_CVAR_NOTIFY_UCX_PATH=generic
 done
 
+# issue 64: on the node every size from 8 B to 4 MiB against the bound, the
+# by-hand flag protocol and MPI_Get + flush + flag, 3 runs (summarize.py's
+# node targets take each size's median ratio)
+NODE_SWEEP=put_notify,bound_progress,put_flag,get_notify,get_flag_progress
+for k in 1 2 3; do
+    tag=.run$k
+    [ $k = 1 ] && tag=
+    echo "== ucx (node) by size, run $k: -modes $NODE_SWEEP" | tee -a "$OUT/commands.txt"
+    MPIEXEC_TIMEOUT=600 "$P/bin/mpiexec" -n 2 "$OUT/pingpong" -n "$ITERS" -max 4194304 \
+        -modes "$NODE_SWEEP" -csv "$OUT/pingpong-ucx$tag.csv" | tee "$OUT/pingpong-ucx$tag.txt"
+done
+
 # issue 34: every size from 8 B to 1 MiB against send/recv, persistent and
 # partitioned send/recv (the fastest of them at each size)
 SWEEP=sendrecv,put_notify,psendrecv,partitioned
@@ -134,6 +146,8 @@ sweep_target() {    # LABEL NAME
             "$(ratio "$(med netns put_notify 262144)" "$(med netns sendrecv 262144)")" 1.1
         sweep_target "netns put_notify / fastest, worst of 8 B-1 MiB (34)" netns
     fi
+    echo "# issue 64: on the node at every size, medians of 3 runs"
+    python3 "$TOP/bench/summarize.py" "$OUT" --node-targets ucx
     echo "# the fast path against the generic path (put_notify, us)"
     runs="shm shm-msg ucx-tcp"
     [ $netns = 1 ] && runs="$runs netns"
