@@ -8,6 +8,7 @@
 #include "ch4_notify_ring.h"
 #include "ch4_notify.h"
 #include "notify_copy.h"
+#include "notify_iov_walk.h"
 #include "mpidu_init_shm.h"
 
 /*
@@ -295,8 +296,51 @@ int MPIDI_Notify_complete_request(MPIR_Request ** req)
  * origins. */
 #define CLAIM_FIRST_MAX 1024
 
+/* Both sides non-contiguous with pieces of at least this many bytes on
+ * average: copied piece by piece (MPIR_Localcopy would pack them into a
+ * buffer and unpack that, moving every byte twice); smaller pieces are
+ * packed, as a call per piece costs more than their second move. */
+#define PIECES_MIN_DENSITY 512
+
+/* The bytes of (src, dst) pairs of pieces of two datatypes */
+static int copy_pieces(const void *src, int src_count, MPI_Datatype src_dt, void *dst,
+                       int dst_count, MPI_Datatype dst_dt, MPI_Aint bytes)
+{
+    MPIDI_Notify_iov_walk_t s = MPIDI_NOTIFY_IOV_WALK(src, src_count, src_dt, bytes);
+    MPIDI_Notify_iov_walk_t d = MPIDI_NOTIFY_IOV_WALK(dst, dst_count, dst_dt, bytes);
+    for (MPI_Aint done = 0; done < bytes;) {
+        struct iovec *a = MPIDI_Notify_iov_next(&s), *b = MPIDI_Notify_iov_next(&d);
+        if (unlikely(!a || !b))
+            return MPIR_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, __func__, __LINE__,
+                                        MPI_ERR_INTERN, "**intern", "**intern %s",
+                                        "notified access: datatype shorter than its size");
+        size_t len = MPL_MIN(a->iov_len, b->iov_len);
+        MPIDI_Notify_copy_shared(b->iov_base, a->iov_base, len);
+        MPIDI_Notify_iov_advance(a, len);
+        MPIDI_Notify_iov_advance(b, len);
+        done += len;
+    }
+    return MPI_SUCCESS;
+}
+
+/* Whether both datatypes are non-contiguous (where one is contiguous,
+ * MPIR_Localcopy packs or unpacks straight between them) with large pieces */
+static bool by_pieces(MPI_Datatype a, MPI_Datatype b)
+{
+    MPI_Aint da, db;
+    int ca, cb;
+    MPIR_Datatype_is_contig(a, &ca);
+    MPIR_Datatype_is_contig(b, &cb);
+    if (ca || cb)
+        return false;
+    MPIR_Datatype_get_density(a, da);
+    MPIR_Datatype_get_density(b, db);
+    return da >= PIECES_MIN_DENSITY && db >= PIECES_MIN_DENSITY;
+}
+
 /* The access's bytes between origin memory and tbuf in the target's
- * segment: contiguous ones without the datatype engine */
+ * segment: contiguous ones without the datatype engine, non-contiguous
+ * ones without a pack in between where their pieces are large */
 ATTRIBUTE((always_inline)) static inline int copy(void *origin_addr, int origin_count,
                                                   MPI_Datatype origin_datatype, char *tbuf,
                                                   int target_count, MPI_Datatype target_datatype,
@@ -312,6 +356,12 @@ ATTRIBUTE((always_inline)) static inline int copy(void *origin_addr, int origin_
             MPIDI_Notify_copy_shared((char *) origin_addr + olb, tbuf + tlb, bytes);
         return MPI_SUCCESS;
     }
+    if (by_pieces(origin_datatype, target_datatype))
+        return is_put ?
+            copy_pieces(origin_addr, origin_count, origin_datatype, tbuf, target_count,
+                        target_datatype, bytes) :
+            copy_pieces(tbuf, target_count, target_datatype, origin_addr, origin_count,
+                        origin_datatype, bytes);
     return is_put ?
         MPIR_Localcopy(origin_addr, origin_count, origin_datatype, tbuf, target_count,
                        target_datatype) :

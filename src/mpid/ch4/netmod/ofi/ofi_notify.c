@@ -48,42 +48,7 @@
 #include "ofi_notify_impl.h"
 #include "mpidig_notify.h"
 #include "ch4_notify_eager.h"
-
-/* The contiguous pieces of (buf, count, datatype), a few at a time.  By byte
- * offset: MPIR_Typerep_to_iov_offset (and so MPIDI_OFI_nopack_putget) loops
- * for ever in 4.0.2's dataloop once a datatype has more pieces than one
- * batch (a fix to MPICH worked around here, not patched: patches/series,
- * part 2). */
-#define WALK_BATCH 64
-typedef struct {
-    const void *buf;
-    MPI_Aint count, off, total;
-    MPI_Datatype dt;
-    struct iovec iov[WALK_BATCH];
-    int n, i;
-} iov_walk_t;
-
-/* the next non-empty piece; NULL if the datatype has no more (check_access
- * keeps both sides at least as long as the access, so only a datatype
- * engine failure gets there) */
-static struct iovec *walk_next(iov_walk_t * w)
-{
-    while (w->i == w->n || w->iov[w->i].iov_len == 0) {
-        if (w->i < w->n) {
-            w->i++;
-            continue;
-        }
-        MPI_Aint n, bytes;
-        MPIR_Typerep_to_iov(w->buf, w->count, w->dt, w->off, w->iov, WALK_BATCH,
-                            w->total - w->off, &n, &bytes);
-        if (n <= 0 || bytes <= 0)
-            return NULL;
-        w->off += bytes;
-        w->n = (int) n;
-        w->i = 0;
-    }
-    return &w->iov[w->i];
-}
+#include "notify_iov_walk.h"
 
 /* A non-contiguous put as plain writes, one per pair of pieces. */
 static int put_pieces(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
@@ -92,15 +57,13 @@ static int put_pieces(const void *origin_addr, int origin_count, MPI_Datatype or
 {
     int mpi_errno = MPI_SUCCESS;
     int vni = MPIDI_OFI_WIN(win).vni;
-    iov_walk_t o = {.buf = origin_addr,.count = origin_count,.dt = origin_datatype,
-        .total = bytes
-    };
-    iov_walk_t t = {.buf = (const void *) (uintptr_t) mr.addr,.count = target_count,
-        .dt = target_datatype,.total = bytes
-    };
+    MPIDI_Notify_iov_walk_t o = MPIDI_NOTIFY_IOV_WALK(origin_addr, origin_count,
+                                                      origin_datatype, bytes);
+    MPIDI_Notify_iov_walk_t t = MPIDI_NOTIFY_IOV_WALK((const void *) (uintptr_t) mr.addr,
+                                                      target_count, target_datatype, bytes);
 
     for (MPI_Aint done = 0; done < bytes;) {
-        struct iovec *a = walk_next(&o), *b = walk_next(&t);
+        struct iovec *a = MPIDI_Notify_iov_next(&o), *b = MPIDI_Notify_iov_next(&t);
         MPIR_ERR_CHKANDJUMP1(!a || !b, mpi_errno, MPI_ERR_INTERN, "**intern", "**intern %s",
                              "notified put: datatype shorter than its size");
         size_t len = MPL_MIN(a->iov_len, b->iov_len);
@@ -117,10 +80,8 @@ static int put_pieces(const void *origin_addr, int origin_count, MPI_Datatype or
                                   FI_DELIVERY_COMPLETE, NULL);
             MPIR_ERR_CHECK(mpi_errno);
         }
-        a->iov_base = (char *) a->iov_base + len;
-        a->iov_len -= len;
-        b->iov_base = (char *) b->iov_base + len;
-        b->iov_len -= len;
+        MPIDI_Notify_iov_advance(a, len);
+        MPIDI_Notify_iov_advance(b, len);
         done += len;
     }
   fn_fail:
