@@ -74,6 +74,9 @@
  *               through one cache line of shared memory (the floor any
  *               notification between them costs; whatever the size; only
  *               when both share a node, else left out with a message)
+ * -block B: the modes that put or get (put_notify, get_notify, the bounds,
+ * flag protocols and counters) move a vector of B-byte blocks at a stride
+ * of 2B on both sides instead of contiguous bytes (the datatype path).
  * Output: one line per (mode, size) with the median half round trip, the 10th
  * and 90th percentiles (us), and the ratio of the median to put_notify. */
 #include <mpi.h>
@@ -108,6 +111,13 @@ static char *wbuf;              /* window: [0, max) inbox, then the int64 counte
                                  * put_acc and fop_poll, the int64 flag of put_flag and
                                  * the int64 fop_notify adds to */
 static MPI_Aint acc_disp, flag_disp, fop_disp;
+/* what the RMA modes move: size bytes contiguous, or with -block a vector
+ * of size / block blocks of block bytes at a stride of 2 * block, on both
+ * sides; xlast is the offset of the last byte it writes */
+static int block;
+static MPI_Datatype xtype = MPI_BYTE;
+static int xcount;
+static MPI_Aint xlast;
 static int64_t acc_seen;        /* put_acc, fop_poll: increments of my counter so far */
 static char *lbuf;              /* local source/destination */
 static MPI_Group peer_group;
@@ -189,7 +199,7 @@ static void round_trip(int mode, int size, unsigned iter)
                 break;
             case PUT_NOTIFY:
                 if (sending) {
-                    MPI_Put_notify(lbuf, size, MPI_BYTE, peer, 0, size, MPI_BYTE, win, 1);
+                    MPI_Put_notify(lbuf, xcount, xtype, peer, 0, xcount, xtype, win, 1);
                     MPI_Win_flush(peer, win);
                 } else {
                     MPI_Start(&nreq);
@@ -199,7 +209,7 @@ static void round_trip(int mode, int size, unsigned iter)
             case PUT_NOTIFY_EARLY:
                 /* begin() started the first receiver's request */
                 if (sending) {
-                    MPI_Put_notify(lbuf, size, MPI_BYTE, peer, 0, size, MPI_BYTE, win, 1);
+                    MPI_Put_notify(lbuf, xcount, xtype, peer, 0, xcount, xtype, win, 1);
                     MPI_Start(&nreq);
                     MPI_Win_flush(peer, win);
                 } else {
@@ -209,7 +219,7 @@ static void round_trip(int mode, int size, unsigned iter)
             case GET_NOTIFY:
                 /* the "receiver" of this half trip reads from the "sender" */
                 if (!sending) {
-                    MPI_Get_notify(lbuf, size, MPI_BYTE, peer, 0, size, MPI_BYTE, win, 1);
+                    MPI_Get_notify(lbuf, xcount, xtype, peer, 0, xcount, xtype, win, 1);
                     MPI_Win_flush(peer, win);
                 } else {
                     MPI_Start(&nreq);
@@ -219,7 +229,7 @@ static void round_trip(int mode, int size, unsigned iter)
             case PSCW:
                 if (sending) {
                     MPI_Win_start(peer_group, 0, win);
-                    MPI_Put(lbuf, size, MPI_BYTE, peer, 0, size, MPI_BYTE, win);
+                    MPI_Put(lbuf, xcount, xtype, peer, 0, xcount, xtype, win);
                     MPI_Win_complete(win);
                 } else {
                     MPI_Win_post(peer_group, 0, win);
@@ -228,12 +238,12 @@ static void round_trip(int mode, int size, unsigned iter)
                 break;
             case FENCE:
                 if (sending)
-                    MPI_Put(lbuf, size, MPI_BYTE, peer, 0, size, MPI_BYTE, win);
+                    MPI_Put(lbuf, xcount, xtype, peer, 0, xcount, xtype, win);
                 MPI_Win_fence(0, win);
                 break;
             case PUT_FLUSH_SEND:
                 if (sending) {
-                    MPI_Put(lbuf, size, MPI_BYTE, peer, 0, size, MPI_BYTE, win);
+                    MPI_Put(lbuf, xcount, xtype, peer, 0, xcount, xtype, win);
                     MPI_Win_flush(peer, win);
                     MPI_Send(NULL, 0, MPI_BYTE, peer, 1, MPI_COMM_WORLD);
                 } else {
@@ -242,7 +252,7 @@ static void round_trip(int mode, int size, unsigned iter)
                 break;
             case PUT_COUNTER:
                 if (sending) {
-                    MPIX_Put_notify(lbuf, size, MPI_BYTE, peer, 0, size, MPI_BYTE, 0, win);
+                    MPIX_Put_notify(lbuf, xcount, xtype, peer, 0, xcount, xtype, 0, win);
                     MPI_Win_flush(peer, win);
                 } else {
                     wait_counter();
@@ -250,7 +260,7 @@ static void round_trip(int mode, int size, unsigned iter)
                 break;
             case GET_COUNTER:
                 if (!sending) {
-                    MPIX_Get_notify(lbuf, size, MPI_BYTE, peer, 0, size, MPI_BYTE, 0, win);
+                    MPIX_Get_notify(lbuf, xcount, xtype, peer, 0, xcount, xtype, 0, win);
                     MPI_Win_flush(peer, win);
                 } else {
                     wait_counter();
@@ -259,7 +269,7 @@ static void round_trip(int mode, int size, unsigned iter)
             case PUT_ACC:
                 if (sending) {
                     const int64_t one = 1;
-                    MPI_Put(lbuf, size, MPI_BYTE, peer, 0, size, MPI_BYTE, win);
+                    MPI_Put(lbuf, xcount, xtype, peer, 0, xcount, xtype, win);
                     MPI_Win_flush(peer, win);
                     MPI_Accumulate(&one, 1, MPI_INT64_T, peer, acc_disp, 1, MPI_INT64_T, MPI_SUM,
                                    win);
@@ -273,7 +283,7 @@ static void round_trip(int mode, int size, unsigned iter)
             case GET_FLAG_PROGRESS:
                 if (!sending) {
                     const int64_t flag = (int64_t) iter + 1;
-                    MPI_Get(lbuf, size, MPI_BYTE, peer, 0, size, MPI_BYTE, win);
+                    MPI_Get(lbuf, xcount, xtype, peer, 0, xcount, xtype, win);
                     MPI_Win_flush(peer, win);
                     MPI_Put(&flag, 1, MPI_INT64_T, peer, flag_disp, 1, MPI_INT64_T, win);
                     MPI_Win_flush(peer, win);
@@ -292,7 +302,7 @@ static void round_trip(int mode, int size, unsigned iter)
             case FLAG_SYNC:
                 if (sending) {
                     const int64_t flag = (int64_t) iter + 1;
-                    MPI_Put(lbuf, size, MPI_BYTE, peer, 0, size, MPI_BYTE, win);
+                    MPI_Put(lbuf, xcount, xtype, peer, 0, xcount, xtype, win);
                     MPI_Win_flush(peer, win);
                     MPI_Put(&flag, 1, MPI_INT64_T, peer, flag_disp, 1, MPI_INT64_T, win);
                     MPI_Win_flush(peer, win);
@@ -359,11 +369,11 @@ static void round_trip(int mode, int size, unsigned iter)
             case BOUND_PROGRESS:
             case FLOOR:
                 if (sending) {
-                    lbuf[size - 1] = mark;
-                    MPI_Put(lbuf, size, MPI_BYTE, peer, 0, size, MPI_BYTE, win);
+                    lbuf[xlast] = mark;
+                    MPI_Put(lbuf, xcount, xtype, peer, 0, xcount, xtype, win);
                     MPI_Win_flush(peer, win);
                 } else {
-                    volatile char *last = wbuf + size - 1;
+                    volatile char *last = wbuf + xlast;
                     int flag;
                     if (mode == FLOOR)
                         MPI_Start(&pnull);
@@ -398,7 +408,7 @@ static void begin(int mode, int size)
     /* bound: the polled byte must not hold a stale mark from earlier modes,
      * or a rank could run ahead and overwrite the mark its peer waits for */
     if (mode == BOUND || mode == BOUND_PROGRESS || mode == FLOOR)
-        wbuf[size - 1] = 0;
+        wbuf[xlast] = 0;
     if (mode == FLOOR)
         MPI_Recv_init(NULL, 0, MPI_BYTE, MPI_PROC_NULL, 0, MPI_COMM_WORLD, &pnull);
     if (mode == CACHELINE)
@@ -457,6 +467,8 @@ int main(int argc, char **argv)
          "get_notify,pscw,fence,put_flush_send,bound,put_counter,get_counter,put_acc,"
          "put_flag,acc_notify,acc_flush_send,fop_notify,fop_poll,cacheline,bound_progress,"
          "flag_sync,psendrecv,partitioned,floor,put_notify_early,get_flag_sync,get_flag_progress (all)"},
+        {"-block", BU_INT, &block, "move a vector of blocks of this many bytes at a stride "
+         "of twice that instead of contiguous bytes (0: contiguous)"},
         {"-csv", BU_STRING, &csv, "also write the results to this CSV file"},
         {"-trace", BU_STRING, &trace, "write every timed half round trip, in the order run, "
          "to this CSV file (mode,bytes,iteration,us): a median hides whether trips are "
@@ -472,12 +484,26 @@ int main(int argc, char **argv)
     if (!rc) {
         if (rounds == -1)       /* default: 10, fewer for a short run */
             rounds = iters < 10 ? iters : 10;
-        if (iters < 1 || rounds < 1 || rounds > iters || warmup < 0 || min < 1 || max < min) {
+        if (iters < 1 || rounds < 1 || rounds > iters || warmup < 0 || min < 1 || max < min ||
+            block < 0 || (block && min < block)) {
             if (rank == 0)
                 fprintf(stderr, "pingpong: need 1 <= rounds <= iters, warmup >= 0, "
-                        "1 <= min <= max\n");
+                        "1 <= min <= max, 0 <= block <= min\n");
             rc = 1;
         }
+        /* the modes that move (xcount, xtype) */
+        static const int typed[NMODES] = {[PUT_NOTIFY] = 1,[GET_NOTIFY] = 1,[BOUND] = 1,
+            [PUT_COUNTER] = 1,[GET_COUNTER] = 1,[PUT_FLAG] = 1,[BOUND_PROGRESS] = 1,
+            [FLAG_SYNC] = 1,[FLOOR] = 1,[PUT_NOTIFY_EARLY] = 1,[GET_FLAG_SYNC] = 1,
+            [GET_FLAG_PROGRESS] = 1
+        };
+        for (int m = 0; block && !rc && m < NMODES; m++)
+            if (use[m] && !typed[m]) {
+                if (rank == 0)
+                    fprintf(stderr, "pingpong: -block with mode %s, which moves bytes "
+                            "otherwise\n", mode_names[m]);
+                rc = 1;
+            }
     }
     if (rc) {
         MPI_Finalize();
@@ -489,12 +515,13 @@ int main(int argc, char **argv)
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
     peer = 1 - rank;
-    acc_disp = (max + 7) / 8 * 8;
+    int span = block ? 2 * max : max;   /* bytes a message spans */
+    acc_disp = (span + 7) / 8 * 8;
     flag_disp = acc_disp + 8;
     fop_disp = flag_disp + 8;
     MPI_Win_allocate(fop_disp + 8, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &wbuf, &win);
-    lbuf = malloc(max);
-    memset(lbuf, 1, max);
+    lbuf = malloc(span);
+    memset(lbuf, 1, span);
     memset(wbuf, 0, fop_disp + 8);
     MPIX_Win_create_notify(win, 1);
     MPI_Group world;
@@ -539,6 +566,9 @@ int main(int argc, char **argv)
         tout = bu_csv_open(trace, "mode,bytes,iteration,us");
         printf("# pingpong: median half round trip over %d iterations (%d warm-up), "
                "modes interleaved in %d rounds\n", iters, warmup, rounds);
+        if (block)
+            printf("# RMA modes move a vector of %d-byte blocks at a stride of %d bytes\n",
+                   block, 2 * block);
         printf("%-15s %9s %10s %10s %10s %9s\n", "mode", "bytes", "median_us", "p10_us",
                "p90_us", "vs_notify");
         out = bu_csv_open(csv, "mode,bytes,median_us,p10_us,p90_us,ratio_to_put_notify");
@@ -546,7 +576,15 @@ int main(int argc, char **argv)
 
     for (int size = min; size <= max; size *= 2) {
         double med[NMODES], p10[NMODES], p90[NMODES];
-        unsigned trip = 0;      /* same sequence on both ranks: consecutive marks differ */
+        unsigned trip = 0;
+        xcount = size;
+        xlast = size - 1;
+        if (block) {
+            MPI_Type_vector(size / block, block, 2 * block, MPI_BYTE, &xtype);
+            MPI_Type_commit(&xtype);
+            xcount = 1;
+            xlast = (MPI_Aint) (size / block - 1) * 2 * block + block - 1;
+        }      /* same sequence on both ranks: consecutive marks differ */
         for (int r = 0; r < rounds; r++) {
             int first = (int) ((long) iters * r / rounds), last = (int) ((long) iters * (r + 1) / rounds);
             /* full warm-up once; a few trips after each mode switch */
@@ -573,6 +611,8 @@ int main(int argc, char **argv)
                 fprintf(tout, "%s,%d,%d,%.3f\n", mode_names[mode], size, i, t[mode][i]);
             bu_stats(t[mode], iters, &med[mode], &p10[mode], &p90[mode]);
         }
+        if (block)
+            MPI_Type_free(&xtype);
         if (rank != 0)
             continue;
         for (int mode = 0; mode < NMODES; mode++) {
