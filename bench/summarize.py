@@ -245,6 +245,11 @@ if os.path.exists(table):
 
 print("\n== issue 64 targets (this run; every size, medians of the runs' ratios) ==")
 node_targets("shm")
+if rows("pingpong", "shm.vector4k"):
+    for a, b_, limit in (("put_notify", "bound", 1.15), ("get_notify", "get_flag_sync", 1.15)):
+        v, n, _ = worst_median("shm.vector4k", a, b_)
+        target(f"shm, vector of 4 KiB blocks: {a} / {b_}, worst size", v, limit,
+               f" at {fmt_bytes(n)}" if n else "")
 for tr in ("shm", "tcp"):
     for size in (8, 4096):
         rr = {x["mode"]: float(x["msgs_per_s"])
