@@ -293,8 +293,10 @@ int MPIDI_Notify_complete_request(MPIR_Request ** req)
  * core, which costs a shared-memory ping-pong a fifth of its time); longer
  * or datatype copies claim it after, so that the consumer, which takes
  * cells in order, never waits behind a long copy for the cells of other
- * origins. */
-#define CLAIM_FIRST_MAX 1024
+ * origins.  Measured (doc/benchmarks.md, "The node at every size"): 2 KiB
+ * gains from claiming first, 4 KiB, where glibc's memcpy turns to
+ * `rep movsb`, loses. */
+#define CLAIM_FIRST_MAX 2048
 
 /* Both sides non-contiguous with pieces of at least this many bytes on
  * average: copied piece by piece (MPIR_Localcopy would pack them into a
