@@ -15,6 +15,14 @@
  *   pieces   memcpy in 2 KiB pieces (keeps glibc on its vector loop)
  *   movsb    rep movsb (what glibc's memcpy picks in its middle range on
  *            x86-64; elsewhere memcpy again)
+ *   cas      memcpy, then a compare-and-swap on a line of the sender's own
+ *            before the flag: what a ring claim after the copy costs
+ *            (its lock waits for the copy's stores)
+ *   lastbyte puts only: memcpy, no flag; the peer spins on the last byte of
+ *            its region, as pingpong's `bound` does.  Not a correct
+ *            protocol (the stores of one copy may become visible in any
+ *            order): how much sooner a byte can arrive than a flag stored
+ *            after the copy, which every correct notification waits for.
  * -offset moves the private buffer that many bytes off its page (0): some
  * cores' `rep movsb` is slow when source and destination share their
  * offset in a page.
@@ -29,8 +37,8 @@
 #include <time.h>
 #include <unistd.h>
 
-enum { R_MEMCPY, R_PIECES, R_MOVSB, NROUTINES };
-static const char *routine_name[] = { "memcpy", "pieces", "movsb" };
+enum { R_MEMCPY, R_PIECES, R_MOVSB, R_CAS, R_LASTBYTE, NROUTINES };
+static const char *routine_name[] = { "memcpy", "pieces", "movsb", "cas", "lastbyte" };
 
 static void copy_pieces(char *dst, const char *src, size_t n)
 {
@@ -51,6 +59,8 @@ static void do_copy(int r, char *dst, const char *src, size_t n)
 {
     switch (r) {
         case R_MEMCPY:
+        case R_CAS:
+        case R_LASTBYTE:
             memcpy(dst, src, n);
             break;
         case R_PIECES:
@@ -77,6 +87,7 @@ static int cmp_double(const void *a, const void *b)
 
 struct shared {
     _Alignas(64) _Atomic long flag[2][8];       /* [rank] its own line */
+    _Alignas(64) _Atomic long tail[2][8];       /* [rank] the line it claims on (cas) */
 };
 
 int main(int argc, char **argv)
@@ -125,16 +136,33 @@ int main(int argc, char **argv)
             int per = iters / rounds;
             for (int round = 0; round < rounds; round++) {
                 for (int r = 0; r < NROUTINES; r++) {
+                    if (r == R_LASTBYTE && is_get)
+                        continue;
                     for (int i = 0; i < per; i++) {
                         double t0 = now();
                         for (int half = 0; half < 2; half++) {
                             int sending = (half == 0) == (rank == 0);
                             token++;
-                            if (sending) {
+                            char mark = (char) (token % 250 + 1);
+                            volatile char *last = region[rank] + size - 1;
+                            if (sending && r == R_LASTBYTE) {
+                                priv[size - 1] = mark;
+                                do_copy(r, region[peer], priv, size);
+                            } else if (r == R_LASTBYTE) {
+                                while (*last != mark);
+                            } else if (sending) {
                                 if (is_get)     /* read the peer's window */
                                     do_copy(r, priv, region[peer], size);
                                 else    /* write the peer's window */
                                     do_copy(r, region[peer], priv, size);
+                                if (r == R_CAS) {
+                                    long t = atomic_load_explicit(&sh->tail[rank][0],
+                                                                  memory_order_relaxed);
+                                    atomic_compare_exchange_strong_explicit(&sh->tail[rank][0],
+                                                                            &t, t + 1,
+                                                                            memory_order_relaxed,
+                                                                            memory_order_relaxed);
+                                }
                                 atomic_store_explicit(&sh->flag[peer][0], token,
                                                       memory_order_release);
                             } else {
@@ -148,12 +176,15 @@ int main(int argc, char **argv)
             }
             for (int r = 0; r < NROUTINES; r++) {
                 qsort(all[r], per * rounds, sizeof(double), cmp_double);
-                med[r] = all[r][per * rounds / 2];
+                med[r] = r == R_LASTBYTE && is_get ? -1 : all[r][per * rounds / 2];
             }
             if (rank == 0) {
                 printf("  %10zu %8s", size, is_get ? "get" : "put");
                 for (int r = 0; r < NROUTINES; r++)
-                    printf(" %10.3f", med[r] * 1e6);
+                    if (med[r] < 0)
+                        printf(" %10s", "-");
+                    else
+                        printf(" %10.3f", med[r] * 1e6);
                 printf("\n");
                 fflush(stdout);
             }

@@ -392,7 +392,7 @@ run_unit_suite() {
         return
     fi
     local args start rc
-    for args in "8 20000 4 3" "3 20000 2 1" "8 20000 256 64"; do
+    for args in "8 20000 4 3" "3 20000 2 1" "8 20000 256 64" "1 200000 2 1" "1 200000 8 3"; do
         start=$(date +%s)
         # shellcheck disable=SC2086
         TSAN_OPTIONS="halt_on_error=1" timeout -k 5 $((120 * SCALE)) "$bin" $args >"$log" 2>&1

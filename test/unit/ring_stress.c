@@ -1,7 +1,7 @@
 /* The notification ring (src/mpid/ch4/src/notify_ring.h) without MPI:
  * NPROD producer threads push NPER cells each through a ring of RING cells to
  * one consumer thread, which checks that every producer's cells arrive
- * complete and in order.  As in MPICH, one ring serves many windows: each
+ * complete and in order (one producer claims without compare-and-swap).  As in MPICH, one ring serves many windows: each
  * producer spreads its cells over NWIN window ids, and the consumer checks
  * the order per (producer, window) as MPIR_Notify_arrive's sequence numbers
  * would, and that no cell names a window that does not exist.  Built with
@@ -30,7 +30,9 @@ static void *producer(void *arg)
     for (int i = 0; i < nper; i++) {
         uint32_t pos;
         MPIDI_Notify_cell_t *c;
-        while (!(c = MPIDI_Notify_ring_claim_cell(ring, mask, &limit, &pos))) {
+        /* one producer claims as a process alone with its target does */
+        while (!(c = nprod == 1 ? MPIDI_Notify_ring_claim_cell_serial(ring, mask, &limit, &pos) :
+                 MPIDI_Notify_ring_claim_cell(ring, mask, &limit, &pos))) {
             atomic_fetch_add_explicit(&full_seen, 1, memory_order_relaxed);
             sched_yield();      /* the MPI code drives progress here */
         }

@@ -40,6 +40,7 @@ static struct {
     uint32_t size;
     int *local_of;              /* [MPI_COMM_WORLD rank] its ring, -1 off the node */
     uint32_t *limit;            /* [ring] this process's bound on its free positions */
+    bool serial;                /* every ring has one producer (claim_cell) */
     unsigned long long dropped; /* cells for a window no longer here (erroneous program) */
     MPIDI_Notify_win_cache_t last;      /* the window of the last cell */
     struct {
@@ -100,6 +101,11 @@ int MPIDI_Notify_rings_init(void)
     MPIR_ERR_CHECK(mpi_errno);
     MPIDI_Notify_ring_init(ring_of(MPIR_Process.local_rank), R.size);
     CONS.mine = ring_of(MPIR_Process.local_rank);
+#if MPICH_THREAD_GRANULARITY == MPICH_THREAD_GRANULARITY__GLOBAL
+    /* two processes on the node: each ring's one producer is the other
+     * process, whose MPI calls run one at a time under the global lock */
+    R.serial = MPIR_Process.local_size == 2;
+#endif
   fn_exit:
     return mpi_errno;
   fn_fail:
@@ -119,6 +125,7 @@ int MPIDI_Notify_rings_finalize(void)
     if (R.segment)
         mpi_errno = MPIDU_Init_shm_free(R.segment);
     R.segment = NULL;
+    R.serial = false;
     R.to.win = NULL;
     CONS.mine = NULL;
     MPL_free(R.local_of);
@@ -218,14 +225,24 @@ int MPIDI_Notify_rings_drain(void)
 
 /* ------------------------------------------------------------- producer */
 
+/* The next cell of the ring of local rank local, NULL if it is full: with a
+ * compare-and-swap where other producers may claim at the same time */
+ATTRIBUTE((always_inline)) static inline MPIDI_Notify_cell_t *claim_cell(int local,
+                                                                         uint32_t * pos)
+{
+    MPIDI_Notify_ring_t *ring = ring_of(local);
+    if (R.serial)
+        return MPIDI_Notify_ring_claim_cell_serial(ring, CONS.mask, &R.limit[local], pos);
+    return MPIDI_Notify_ring_claim_cell(ring, CONS.mask, &R.limit[local], pos);
+}
+
 /* A full ring: drive progress (our own rings included, so two processes
  * filling each other's rings cannot deadlock) and try again.  Nothing is
  * overwritten or dropped. */
-static int claim_full(MPIDI_Notify_ring_t * ring, uint32_t mask, uint32_t * limit,
-                      MPIDI_Notify_cell_t ** cell, uint32_t * pos)
+static int claim_full(int local, MPIDI_Notify_cell_t ** cell, uint32_t * pos)
 {
     int mpi_errno = MPI_SUCCESS;
-    while (!(*cell = MPIDI_Notify_ring_claim_cell(ring, mask, limit, pos))) {
+    while (!(*cell = claim_cell(local, pos))) {
         mpi_errno = MPID_Progress_test(NULL);
         MPIR_ERR_CHECK(mpi_errno);
     }
@@ -237,11 +254,10 @@ static int claim_full(MPIDI_Notify_ring_t * ring, uint32_t mask, uint32_t * limi
 ATTRIBUTE((always_inline)) static inline int claim(int local, MPIDI_Notify_cell_t ** cell,
                                                    uint32_t * pos)
 {
-    MPIDI_Notify_ring_t *ring = ring_of(local);
-    *cell = MPIDI_Notify_ring_claim_cell(ring, CONS.mask, &R.limit[local], pos);
+    *cell = claim_cell(local, pos);
     if (likely(*cell != NULL))
         return MPI_SUCCESS;
-    return claim_full(ring, CONS.mask, &R.limit[local], cell, pos);
+    return claim_full(local, cell, pos);
 }
 
 /* Number, fill and publish a claimed cell: the access is complete in

@@ -5,10 +5,11 @@
  * node, and test/unit/ring_stress.c runs it with threads under
  * ThreadSanitizer.
  *
- * Producers claim positions with a CAS on `tail`; the producer of position
- * p fills cell p mod size and publishes it by storing turn = p + 1, which
- * the consumer waits for.  The consumer gives cells back by advancing
- * `released` (every position below it is consumed), on a line of its own.
+ * Producers claim positions with a CAS on `tail` (a plain store where only
+ * one can be running); the producer of position p fills cell p mod size and
+ * publishes it by storing turn = p + 1, which the consumer waits for.  The
+ * consumer gives cells back by advancing `released` (every position below
+ * it is consumed), on a line of its own.
  * A producer keeps the bound released + size it last read and reads
  * `released` again only when its position reaches that bound, so a notified
  * access touches no line the consumer wrote: the producer stores into the
@@ -68,26 +69,32 @@ static inline void MPIDI_Notify_ring_init(MPIDI_Notify_ring_t * ring, uint32_t s
         atomic_init(&ring->cells[i].turn, i + 1 - size);
 }
 
-/* Producer: claim the next cell.  *limit is this producer's bound on the
- * positions known free (0 before its first claim on this ring).  Returns
- * NULL when the ring is full (the caller makes progress and retries;
- * nothing is ever overwritten). */
+/* Producer: whether position pos is free.  *limit is this producer's bound
+ * on the positions known free (0 before its first claim on this ring). */
+static inline bool MPIDI_Notify_ring_cell_free(MPIDI_Notify_ring_t * ring, uint32_t mask,
+                                               uint32_t * limit, uint32_t pos)
+{
+    /* free: pos in [limit - size, limit), tested so that a bound read long
+     * ago (positions wrap) is read again, never trusted */
+    if ((uint32_t) (*limit - pos) - 1u <= mask)
+        return true;
+    /* acquire: pairs with MPIDI_Notify_ring_release, so the consumer's
+     * reads of the cell's previous contents are done before this producer
+     * writes it */
+    *limit = atomic_load_explicit(&ring->released, memory_order_acquire) + mask + 1;
+    return (uint32_t) (*limit - pos) - 1u <= mask;
+}
+
+/* Producer: claim the next cell.  Returns NULL when the ring is full (the
+ * caller makes progress and retries; nothing is ever overwritten). */
 static inline MPIDI_Notify_cell_t *MPIDI_Notify_ring_claim_cell(MPIDI_Notify_ring_t * ring,
                                                                 uint32_t mask, uint32_t * limit,
                                                                 uint32_t * pos_out)
 {
     uint32_t pos = atomic_load_explicit(&ring->tail, memory_order_relaxed);
     for (;;) {
-        /* free: pos in [limit - size, limit), tested so that a bound read
-         * long ago (positions wrap) is read again, never trusted */
-        if ((uint32_t) (*limit - pos) - 1u > mask) {
-            /* acquire: pairs with MPIDI_Notify_ring_release, so the
-             * consumer's reads of the cell's previous contents are done
-             * before this producer writes it */
-            *limit = atomic_load_explicit(&ring->released, memory_order_acquire) + mask + 1;
-            if ((uint32_t) (*limit - pos) - 1u > mask)
-                return NULL;    /* the consumer has not freed this cell yet */
-        }
+        if (!MPIDI_Notify_ring_cell_free(ring, mask, limit, pos))
+            return NULL;        /* the consumer has not freed this cell yet */
         /* relaxed is enough: the cell is handed over through turn */
         if (atomic_compare_exchange_weak_explicit(&ring->tail, &pos, pos + 1,
                                                   memory_order_relaxed, memory_order_relaxed)) {
@@ -96,6 +103,24 @@ static inline MPIDI_Notify_cell_t *MPIDI_Notify_ring_claim_cell(MPIDI_Notify_rin
         }
         /* pos now holds the current tail: retry there */
     }
+}
+
+/* The same for a ring whose producers never run at once (one process,
+ * whose calls hold a lock): a plain load and store of tail, without the
+ * compare-and-swap, whose lock also waits for every store before it (a
+ * put's copy) to leave the core.  The cell still goes to the consumer
+ * through turn alone. */
+static inline MPIDI_Notify_cell_t *MPIDI_Notify_ring_claim_cell_serial(MPIDI_Notify_ring_t * ring,
+                                                                       uint32_t mask,
+                                                                       uint32_t * limit,
+                                                                       uint32_t * pos_out)
+{
+    uint32_t pos = atomic_load_explicit(&ring->tail, memory_order_relaxed);
+    if (!MPIDI_Notify_ring_cell_free(ring, mask, limit, pos))
+        return NULL;
+    atomic_store_explicit(&ring->tail, pos + 1, memory_order_relaxed);
+    *pos_out = pos;
+    return &ring->cells[pos & mask];
 }
 
 /* Producer: hand the filled cell to the consumer.  Release: every write the
