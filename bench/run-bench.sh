@@ -102,7 +102,7 @@ for tr in "${transports[@]}"; do
     if [ "$tr" = shm ]; then
         for k in 2 3; do
             RUN_TAG=run$k run pingpong "$tr" "${env[@]}" -- -n "$ITERS" -max "$MAX" \
-                -modes put_notify,bound,flag_sync,get_notify,get_flag_sync
+                -modes put_notify,bound,floor,flag_sync,get_notify,get_flag_sync
         done
         # derived datatypes: a vector of 4 KiB blocks on both sides
         RUN_TAG=vector4k run pingpong "$tr" "${env[@]}" -- -n "$ITERS" -min 8192 -max "$MAX" \

@@ -59,6 +59,12 @@ for k in 1 2 3; do
     MPIEXEC_TIMEOUT=600 "$P/bin/mpiexec" -n 2 "$OUT/pingpong" -n "$ITERS" -max 4194304 \
         -modes "$NODE_SWEEP" -csv "$OUT/pingpong-ucx$tag.csv" | tee "$OUT/pingpong-ucx$tag.txt"
 done
+# derived datatypes: a vector of 4 KiB blocks on both sides
+echo "== ucx (node), a vector of 4 KiB blocks: -block 4096 -modes $NODE_SWEEP" |
+    tee -a "$OUT/commands.txt"
+MPIEXEC_TIMEOUT=600 "$P/bin/mpiexec" -n 2 "$OUT/pingpong" -n "$ITERS" -min 8192 -max 4194304 \
+    -block 4096 -modes "$NODE_SWEEP" -csv "$OUT/pingpong-ucx.vector4k.csv" |
+    tee "$OUT/pingpong-ucx.vector4k.txt"
 
 # issue 34: every size from 8 B to 1 MiB against send/recv, persistent and
 # partitioned send/recv (the fastest of them at each size)
