@@ -4,7 +4,7 @@
  * window, checks the data, and acknowledges.  2 ranks; modes take turns
  * round by round, so ratios come from one run.
  *
- *   rate [-n WINDOWS] [-w W] [-size BYTES] [-rounds R] [-modes a,b] [-csv FILE]
+ *   rate [-n WINDOWS] [-w W] [-size BYTES] [-rounds R] [-modes a,b] [-phases 1] [-csv FILE]
  *
  * Modes:
  *   isend        W MPI_Isend + MPI_Waitall | W pre-posted MPI_Irecv + MPI_Waitall
@@ -12,7 +12,9 @@
  *                counting W notifications: MPI_Start + MPI_Wait
  *   put_counter  W MPIX_Put_notify + MPI_Win_flush | poll counter 0 up to W
  * Output per mode: messages per second (median over the rounds), and its
- * ratio to isend's. */
+ * ratio to isend's; with -phases 1 also where the origin's time goes per
+ * window (mean): issuing the W calls, completing them (MPI_Waitall or the
+ * flush), waiting for the acknowledgement. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,7 +28,7 @@ enum { TAG = 2, ACK = 3 };
 
 int main(int argc, char **argv)
 {
-    int windows = 2000, w = 64, size = 8, rounds = 10, rank, nranks;
+    int windows = 2000, w = 64, size = 8, rounds = 10, phases = 0, rank, nranks;
     const char *csv = NULL, *modes = NULL;
     int use[NMODES];
     const bu_opt_t opts[] = {
@@ -36,11 +38,12 @@ int main(int argc, char **argv)
         {"-rounds", BU_INT, &rounds, "rounds the modes take turns in (10, at most WINDOWS)"},
         {"-modes", BU_STRING, &modes, "comma-separated subset of isend,put_notify,"
          "put_counter (all; one alone for a profile of that mode)"},
+        {"-phases", BU_INT, &phases, "1: also print the origin's time per window by phase (0)"},
         {"-csv", BU_STRING, &csv, "also write the results to this CSV file"},
     };
     int rc = bu_init(&argc, &argv, opts, BU_NELEMS(opts),
                      "rate [-n WINDOWS] [-w W] [-size BYTES] [-rounds R] [-modes a,b] "
-                     "[-csv FILE]", &rank, &nranks);
+                     "[-phases 1] [-csv FILE]", &rank, &nranks);
     if (!rc)
         rc = bu_parse_modes(modes, mode_names, NMODES, use);
     if (!rc && (windows < 1 || w < 1 || size < 1 || rounds < 1 || rounds > windows ||
@@ -66,6 +69,7 @@ int main(int argc, char **argv)
     if (rank == 1)
         MPI_Notify_init(win, 0, TAG, w, &nreq);
     double rate[NMODES][rounds];
+    double phase[NMODES][3] = { {0} };  /* -phases: issue, complete, ack (s) */
     int errors = 0;
     unsigned mark = 0;
     MPI_Win_lock_all(0, win);
@@ -80,6 +84,7 @@ int main(int argc, char **argv)
                 char m = (char) (++mark % 250 + 1);
                 if (rank == 0) {
                     memset(buf, m, bytes);
+                    double t_issue = phases ? MPI_Wtime() : 0;
                     for (int i = 0; i < w; i++) {
                         char *p = buf + (size_t) i * size;
                         if (mode == ISEND)
@@ -91,11 +96,18 @@ int main(int argc, char **argv)
                             MPIX_Put_notify(p, size, MPI_BYTE, peer, (MPI_Aint) i * size, size,
                                             MPI_BYTE, 0, win);
                     }
+                    double t_complete = phases ? MPI_Wtime() : 0;
                     if (mode == ISEND)
                         MPI_Waitall(w, reqs, sts);
                     else
                         MPI_Win_flush(peer, win);
+                    double t_ack = phases ? MPI_Wtime() : 0;
                     MPI_Recv(NULL, 0, MPI_BYTE, peer, ACK, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+                    if (phases) {
+                        phase[mode][0] += t_complete - t_issue;
+                        phase[mode][1] += t_ack - t_complete;
+                        phase[mode][2] += MPI_Wtime() - t_ack;
+                    }
                 } else {
                     char *data = wbuf;
                     if (mode == ISEND) {
@@ -149,6 +161,12 @@ int main(int argc, char **argv)
         }
         if (out)
             fclose(out);
+        for (int mode = 0; phases && mode < NMODES; mode++)
+            if (use[mode])
+                printf("# %-12s origin per window: issue %.2f us, complete %.2f us, "
+                       "acknowledgement %.2f us\n", mode_names[mode],
+                       1e6 * phase[mode][0] / windows, 1e6 * phase[mode][1] / windows,
+                       1e6 * phase[mode][2] / windows);
         printf(all_errors ? "Found %d errors\n" : "No Errors\n", all_errors);
     }
     if (nreq != MPI_REQUEST_NULL)
