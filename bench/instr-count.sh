@@ -7,7 +7,8 @@
 #   bench/instr-count.sh [MODE...]     (default: put_notify put_counter sendrecv put_flush floor)
 #   A MODE may end in _nowin (no window: -win 0) or _idleN (no window of its
 #   own, N idle windows allocated: -win 0 -idle N), e.g. sendrecv_idle1000,
-#   or _net (over the netmod, MPIR_CVAR_NOLOCAL=1 with tcp;ofi_rxm; only for
+#   or _posted (put_notify, floor: the target starts its request uncounted before
+#   the origin's turn, so only its MPI_Wait after the arrival counts), or _net (over the netmod, MPIR_CVAR_NOLOCAL=1 with tcp;ofi_rxm; only for
 #   modes whose target makes no call: put_flush_local_net).
 #   env: PREFIX (the install, _install), INSTR_ITERS (200), INSTR_OUT (a temporary directory),
 #        INSTR_ARGS (more arguments to bench/instr, e.g. "-win 0")
@@ -42,6 +43,7 @@ for m in "${modes[@]}"; do
         *_nowin) base=${m%_nowin} extra="-win 0" ;;
         *_idle[0-9]*) base=${m%_idle*} extra="-win 0 -idle ${m##*_idle}" ;;
         *_net) base=${m%_net} nolocal=1 ;;
+        *_posted) base=${m%_posted} extra="-posted 1" ;;
     esac
     # shellcheck disable=SC2086
     MPIR_CVAR_NOLOCAL=$nolocal timeout 300 "$PREFIX/bin/mpiexec" -n 2 valgrind -q --tool=callgrind --collect-atstart=no \

@@ -7,7 +7,7 @@
  *
  *   instr -mode put_notify|put_counter|sendrecv|put_flush|put_flush_local|floor [-n ITERS]
  *         [-w WARMUP] [-win 0]
- *         [-idle N]
+ *         [-idle N] [-posted 1]
  *
  * Modes (origin calls | target calls):
  *   put_notify   MPI_Put_notify + MPI_Win_flush | MPI_Start + MPI_Wait
@@ -21,6 +21,9 @@
  *   floor        MPI_Put + MPI_Win_flush | MPI_Start + MPI_Wait of a persistent
  *                receive from MPI_PROC_NULL: what put_notify's calls cost
  *                in MPICH's own code, with no notification (its floor)
+ * -posted 1 (put_notify, floor): the target starts its request before the
+ * origin's turn, uncounted, as a ping-pong does, so that only its MPI_Wait
+ * after the arrival is counted: the target's part of the critical path.
  * Every mode allocates its window first (its shared-memory rings are polled
  * by progress from then on); -win 0 leaves it out, for sendrecv: a program
  * that only passes messages.  -idle N allocates N more windows of 64 bytes
@@ -99,7 +102,7 @@ static struct turns *share_turns(int rank)
 
 int main(int argc, char **argv)
 {
-    int iters = 200, warmup = 50, rank, nranks, mode = -1, usewin = 1, nidle = 0;
+    int iters = 200, warmup = 50, rank, nranks, mode = -1, usewin = 1, nidle = 0, posted = 0;
     const char *mode_s = NULL;
     const bu_opt_t opts[] = {
         {"-mode", BU_STRING, &mode_s, "put_notify, put_counter, sendrecv, put_flush, put_flush_local or floor"},
@@ -107,6 +110,7 @@ int main(int argc, char **argv)
         {"-w", BU_INT, &warmup, "messages before counting (50)"},
         {"-win", BU_INT, &usewin, "0: allocate no window (sendrecv only; 1)"},
         {"-idle", BU_INT, &nidle, "windows allocated and never used (0)"},
+        {"-posted", BU_INT, &posted, "1: the target starts its request uncounted (put_notify, floor; 0)"},
     };
     int rc = bu_init(&argc, &argv, opts, BU_NELEMS(opts),
                      "instr -mode MODE [-n ITERS] [-w WARMUP]", &rank, &nranks);
@@ -116,12 +120,12 @@ int main(int argc, char **argv)
              m == FLOOR))
             mode = m;
     if (!rc && (mode < 0 || iters < 1 || warmup < 0 || nranks != 2 || nidle < 0 ||
-                (!usewin && mode != SENDRECV))) {
+                (!usewin && mode != SENDRECV) || (posted && mode != PUT_NOTIFY && mode != FLOOR))) {
         if (rank == 0)
             fprintf(stderr, "instr: need -mode %s, ITERS >= 1, WARMUP >= 0 and 2 processes\n",
                     HAVE_NOTIFY ? "put_notify|put_counter|sendrecv|put_flush|put_flush_local|floor" :
                     "sendrecv|put_flush|put_flush_local|floor (this MPI has no Notified Access); "
-                    "-win 0 with sendrecv only");
+                    "-win 0 with sendrecv only, -posted 1 with put_notify and floor only");
         rc = 1;
     }
     if (rc) {
@@ -155,6 +159,9 @@ int main(int argc, char **argv)
     memset(src, 7, SIZE);
     if (usewin)
         MPI_Win_lock_all(0, win);
+    MPI_Request *tstart = mode == FLOOR ? &preq : &nreq;
+    if (posted && rank == 1)
+        MPI_Start(tstart);
     MPI_Barrier(MPI_COMM_WORLD);
 
     for (int i = 0; i < warmup + iters; i++) {
@@ -201,7 +208,8 @@ int main(int argc, char **argv)
             switch (mode) {
 #if HAVE_NOTIFY
                 case PUT_NOTIFY:
-                    MPI_Start(&nreq);
+                    if (!posted)
+                        MPI_Start(&nreq);
                     MPI_Wait(&nreq, MPI_STATUS_IGNORE);
                     break;
                 case PUT_COUNTER:{
@@ -220,7 +228,8 @@ int main(int argc, char **argv)
                 case PUT_FLUSH_LOCAL:
                     break;
                 case FLOOR:
-                    MPI_Start(&preq);
+                    if (!posted)
+                        MPI_Start(&preq);
                     MPI_Wait(&preq, MPI_STATUS_IGNORE);
                     break;
             }
@@ -233,6 +242,8 @@ int main(int argc, char **argv)
                 fprintf(stderr, "instr: message %d not there\n", i);
                 MPI_Abort(MPI_COMM_WORLD, 1);
             }
+            if (posted && i + 1 < warmup + iters)
+                MPI_Start(tstart);
             atomic_store(&t->target_done, i + 1);
         }
     }
