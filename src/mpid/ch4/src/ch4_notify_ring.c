@@ -50,6 +50,13 @@ static struct {
                                  * repeats its target (forgotten when its window is freed) */
 } R;
 
+/* what progress watches: the cell at head, while a window needs the ring */
+static void watch_head(void)
+{
+    CONS.next = CONS.windows > 0 ? &CONS.mine->cells[CONS.head & CONS.mask].turn : NULL;
+    CONS.expect = CONS.head + 1;
+}
+
 static MPIDI_Notify_ring_t *ring_of(int local)
 {
     return (MPIDI_Notify_ring_t *) ((char *) R.segment + (size_t) local * R.ring_bytes);
@@ -128,6 +135,7 @@ int MPIDI_Notify_rings_finalize(void)
     R.serial = false;
     R.to.win = NULL;
     CONS.mine = NULL;
+    CONS.next = NULL;
     MPL_free(R.local_of);
     MPL_free(R.limit);
     R.local_of = NULL;
@@ -170,8 +178,10 @@ void MPIDI_Notify_rings_win_init(MPIR_Win * win, bool * counted)
     for (int r = 0; r < win->comm_ptr->local_size && !*counted; r++)
         *counted = r != win->comm_ptr->rank && CONS.mine &&
             MPIDIU_win_rank_to_intra_rank(win, r, winattr) >= 0;
-    if (*counted)
+    if (*counted) {
         CONS.windows++;
+        watch_head();
+    }
 }
 
 int MPIDI_Notify_rings_win_free(MPIR_Win * win, bool * counted)
@@ -187,6 +197,7 @@ int MPIDI_Notify_rings_win_free(MPIR_Win * win, bool * counted)
     mpi_errno = MPIDI_Notify_rings_drain();
     MPIDI_Notify_window_forget(&R.last, win);
     CONS.windows--;
+    watch_head();
     *counted = false;
     return mpi_errno;
 }
@@ -196,11 +207,17 @@ int MPIDI_Notify_rings_win_free(MPIR_Win * win, bool * counted)
 int MPIDI_Notify_rings_drain(void)
 {
     int mpi_errno = MPI_SUCCESS;
-    MPIDI_Notify_cell_t *c;
 
     if (!CONS.mine)
         return MPI_SUCCESS;
-    while ((c = MPIDI_Notify_ring_peek_cell(CONS.mine, CONS.mask, CONS.head))) {
+    for (;;) {
+        MPIDI_Notify_cell_t *c = MPIDI_Notify_ring_cell_at(CONS.mine, CONS.mask, CONS.head);
+        if (!MPIDI_Notify_ring_cell_full(c, CONS.head)) {
+            /* progress watches this cell next (watch_head's result) */
+            CONS.next = CONS.windows > 0 ? &c->turn : NULL;
+            CONS.expect = CONS.head + 1;
+            break;
+        }
         uint64_t win_id = c->win_id;
         int src = c->src;
         int tag = c->tag;
@@ -213,7 +230,10 @@ int MPIDI_Notify_rings_drain(void)
             continue;
         }
         mpi_errno = MPIR_Notify_arrive(win, MPIR_NOTIFY_PATH_RING, src, tag, bytes, nseq);
-        MPIR_ERR_CHECK(mpi_errno);
+        if (unlikely(mpi_errno != MPI_SUCCESS)) {
+            watch_head();
+            MPIR_ERR_POP(mpi_errno);
+        }
     }
   fn_fail:
     /* the cells read go back once, on a line only producers short of

@@ -28,10 +28,14 @@
 
 #include "notify_ring.h"
 
-/* The consumer's side of this process's ring, read by every progress call
- * while windows (the count of this process's windows that node-local
- * peers may notify through the ring) is above 0 */
+/* The consumer's side of this process's ring.  Progress reads only next
+ * and expect: the turn of the cell at head while windows (the count of this
+ * process's windows that node-local peers may notify through the ring) is
+ * above 0, else NULL, so that a process without such windows pays one load
+ * and a branch, and one with them one more load and a compare. */
 typedef struct {
+    const _Atomic uint32_t *next;       /* &mine->cells[head & mask].turn, or NULL */
+    uint32_t expect;            /* head + 1: the turn of a published cell at head */
     int windows;
     uint32_t head, mask;        /* only the owner moves head, under MPICH's lock */
     MPIDI_Notify_ring_t *mine;  /* NULL: no ring (alone on the node) */
@@ -60,14 +64,14 @@ int MPIDI_Notify_rings_claim_node(MPIR_Win * win, MPIR_Notify_why_t why);
 /* deliver the cells published to this process */
 int MPIDI_Notify_rings_drain(void);
 
-/* each transport's progress: one predictable branch while no window needs
- * the ring, else one load of the cell at the ring's head; the ring is
- * drained by the first stream's progress */
+/* each transport's progress: the cell at the ring's head, while a window
+ * needs the ring; the ring is drained by the first stream's progress.
+ * Relaxed: the drain reads the cell again with acquire. */
 MPL_STATIC_INLINE_PREFIX int MPIDI_Notify_rings_progress(int vci)
 {
-    MPIDI_Notify_ring_consumer_t *c = &MPIDI_Notify_ring;
-    if (unlikely(c->windows > 0) && vci == 0 &&
-        MPIDI_Notify_ring_peek_cell(c->mine, c->mask, c->head))
+    const _Atomic uint32_t *next = MPIDI_Notify_ring.next;
+    if (unlikely(next != NULL) && vci == 0 &&
+        atomic_load_explicit(next, memory_order_relaxed) == MPIDI_Notify_ring.expect)
         return MPIDI_Notify_rings_drain();
     return MPI_SUCCESS;
 }

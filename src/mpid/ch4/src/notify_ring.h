@@ -132,16 +132,26 @@ static inline void MPIDI_Notify_ring_publish_cell(MPIDI_Notify_cell_t * c, uint3
     atomic_store_explicit(&c->turn, pos + 1, memory_order_release);
 }
 
-/* Consumer: the cell at position head if it is full, else NULL.  Acquire:
- * pairs with MPIDI_Notify_ring_publish_cell, so the cell and the data
- * published with it are visible. */
+/* Consumer: the cell of position head, and whether it is published.
+ * Acquire: pairs with MPIDI_Notify_ring_publish_cell, so the cell and the
+ * data published with it are visible. */
+static inline MPIDI_Notify_cell_t *MPIDI_Notify_ring_cell_at(MPIDI_Notify_ring_t * ring,
+                                                             uint32_t mask, uint32_t head)
+{
+    return &ring->cells[head & mask];
+}
+
+static inline bool MPIDI_Notify_ring_cell_full(MPIDI_Notify_cell_t * c, uint32_t head)
+{
+    return atomic_load_explicit(&c->turn, memory_order_acquire) == head + 1;
+}
+
+/* Consumer: the cell at position head if it is full, else NULL */
 static inline MPIDI_Notify_cell_t *MPIDI_Notify_ring_peek_cell(MPIDI_Notify_ring_t * ring,
                                                                uint32_t mask, uint32_t head)
 {
-    MPIDI_Notify_cell_t *c = &ring->cells[head & mask];
-    if (atomic_load_explicit(&c->turn, memory_order_acquire) != head + 1)
-        return NULL;
-    return c;
+    MPIDI_Notify_cell_t *c = MPIDI_Notify_ring_cell_at(ring, mask, head);
+    return MPIDI_Notify_ring_cell_full(c, head) ? c : NULL;
 }
 
 /* Consumer: give every position below head back to the producers.
