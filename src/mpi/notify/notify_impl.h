@@ -196,33 +196,44 @@ NOTIFY_INLINE MPIR_Notify_req_t **MPIR_Notify_posted_list(struct MPIR_Notify_win
     return r->bucket ? &r->bucket->req_head : &nw->wild_head;
 }
 
-NOTIFY_INLINE void MPIR_Notify_unpost(struct MPIR_Notify_win *nw, MPIR_Notify_req_t * r)
+/* r out of its posted list, which the caller may know already */
+NOTIFY_INLINE void MPIR_Notify_unpost_from(MPIR_Notify_req_t ** list, MPIR_Notify_req_t * r)
 {
-    DL_DELETE(*MPIR_Notify_posted_list(nw, r), r);
+    DL_DELETE(*list, r);
     r->next = r->prev = NULL;
     r->posted = false;
 }
 
-/* r has all its notifications: out of the matching structures, complete.
- * What MPID_Request_complete does, less what a notification request never
- * has (the device's active-message state, a completion counter) and a
- * free that cannot happen here: the user's reference outlives the
- * matching's, since a request freed while posted is unposted first
- * (MPIR_Notify_request_free).  The device's free hook bumps the VCI's
- * progress count, so a blocked MPI_Wait notices. */
-NOTIFY_INLINE int MPIR_Notify_finish(struct MPIR_Notify_win *nw, MPIR_Notify_req_t * r)
+NOTIFY_INLINE void MPIR_Notify_unpost(struct MPIR_Notify_win *nw, MPIR_Notify_req_t * r)
 {
-    MPIR_Request *req = r->req;
+    MPIR_Notify_unpost_from(MPIR_Notify_posted_list(nw, r), r);
+}
+
+/* req, out of the matching structures, complete.  What MPID_Request_complete
+ * does, less what a notification request never has (the device's
+ * active-message state, a completion counter) and a free that cannot
+ * happen here: the user's reference outlives the matching's, since a
+ * request freed while posted is unposted first (MPIR_Notify_request_free).
+ * The device's free hook bumps the VCI's progress count, so a blocked
+ * MPI_Wait notices. */
+NOTIFY_INLINE void MPIR_Notify_req_complete(MPIR_Request * req)
+{
     int incomplete, inuse;
-    if (r->taken_head)
-        MPIR_Notify_release_taken(nw, r);
-    if (r->posted)
-        MPIR_Notify_unpost(nw, r);
     MPIR_cc_decr(req->cc_ptr, &incomplete);
     MPIR_Assert(!incomplete);
     MPIR_Request_release_ref(req, &inuse);
     MPIR_Assert(inuse);
     MPID_Request_free_hook(req);
+}
+
+/* r has all its notifications: out of the matching structures, complete */
+NOTIFY_INLINE int MPIR_Notify_finish(struct MPIR_Notify_win *nw, MPIR_Notify_req_t * r)
+{
+    if (r->taken_head)
+        MPIR_Notify_release_taken(nw, r);
+    if (r->posted)
+        MPIR_Notify_unpost(nw, r);
+    MPIR_Notify_req_complete(r->req);
     return MPI_SUCCESS;
 }
 

@@ -73,25 +73,70 @@ static int arrive(MPIR_Win * win, MPIR_Notify_path_t via, int src, int tag, MPI_
     goto fn_exit;
 }
 
+/* With a tool listening, every step is an event: the general path */
+static int ATTRIBUTE((noinline)) arrive_traced(MPIR_Win * win, MPIR_Notify_path_t via, int src,
+                                               int tag, MPI_Aint bytes, uint32_t seq)
+{
+    MPIR_Notify_event_arrival(win, src, tag, bytes, via);
+    return arrive(win, via, src, tag, bytes, seq);
+}
+
+/* A tag's arrival in order with a bucket for it (the rest of
+ * MPIR_Notify_arrive's inline cases): counted toward a request that needs
+ * more, completing one that has taken notifications before, or, with none
+ * posted, the newest unexpected entry.  Out of line, so that the common
+ * case below calls nothing and keeps no frame. */
+static int ATTRIBUTE((noinline)) arrive_tag(MPIR_Win * win, MPIR_Notify_path_t via, int src,
+                                            int tag, MPI_Aint bytes, uint32_t seq)
+{
+    struct MPIR_Notify_win *nw = win->notify;
+    MPIR_Notify_bucket_t *b;
+    MPIR_Notify_req_t *r;
+    int mpi_errno;
+
+    if (unlikely(nw->wild_head || !(b = MPIR_Notify_bucket_find(nw, src, tag))))
+        return arrive(win, via, src, tag, bytes, seq);
+    if ((r = b->req_head)) {
+        if (r->matched + 1 != r->expected) {
+            /* one of several the request counts (its entry kept) */
+            mpi_errno = MPIR_Notify_count_toward(nw, r, b, src, tag, bytes,
+                                                 nw->arrival_counter + 1, NULL);
+        } else {
+            r->matched++;
+            r->req->status.MPI_SOURCE = src;
+            r->req->status.MPI_TAG = tag;
+            MPIR_STATUS_SET_COUNT(r->req->status, bytes);
+            mpi_errno = MPIR_Notify_finish(nw, r);
+        }
+        if (unlikely(mpi_errno))
+            return mpi_errno;
+    } else {
+        /* no request posted for it: the newest unexpected entry */
+        MPIR_Notify_entry_t *e = MPIR_Notify_entry_make(nw, b, src, tag, bytes,
+                                                        nw->arrival_counter + 1);
+        if (unlikely(!e))
+            return arrive(win, via, src, tag, bytes, seq);
+        MPIR_Notify_unx_append(nw, e);
+    }
+    nw->head.stats.arrived[via]++;
+    nw->arrival_counter++;
+    nw->recv_seq[src]++;
+    return MPI_SUCCESS;
+}
+
 /* Every path hands its arrivals here.  Inline, the common cases: in its
- * origin's order with nothing parked behind it, a counter update, the
- * notification that completes the one request posted for its (src, tag),
- * one counted toward the request posted for it (the rest of a count),
- * or, with none posted, the newest unexpected entry of a bucket that
- * exists (no wildcard request posted in either case).  They do what
- * arrive() and MPIR_Notify_deliver() do without their general steps
- * (parking, wildcard matching, an ordered insert); everything else takes
- * arrive(). */
+ * origin's order with nothing parked behind it, a counter update, or the
+ * notification that completes the one request posted for its (src, tag)
+ * (the last bucket found, no wildcard request posted), which calls nothing.
+ * arrive_tag takes the other arrivals of a tag that has a bucket, arrive()
+ * everything else (parking, wildcard matching, an ordered insert). */
 int MPIR_Notify_arrive(MPIR_Win * win, MPIR_Notify_path_t via, int src, int tag,
                        MPI_Aint bytes, uint32_t seq)
 {
     struct MPIR_Notify_win *nw = win->notify;
 
-    /* with a tool listening, every step is an event: the general path */
-    if (MPIR_NOTIFY_EVENTS_ON()) {
-        MPIR_Notify_event_arrival(win, src, tag, bytes, via);
-        return arrive(win, via, src, tag, bytes, seq);
-    }
+    if (MPIR_NOTIFY_EVENTS_ON())
+        return arrive_traced(win, via, src, tag, bytes, seq);
     if (unlikely(!nw || seq != nw->recv_seq[src] || nw->pending[src]))
         return arrive(win, via, src, tag, bytes, seq);
     if (tag & MPIR_NOTIFY_COUNTER) {
@@ -101,33 +146,19 @@ int MPIR_Notify_arrive(MPIR_Win * win, MPIR_Notify_path_t via, int src, int tag,
         nw->counters[idx]++;
         nw->head.stats.counted++;
     } else {
-        MPIR_Notify_bucket_t *b;
+        MPIR_Notify_bucket_t *b = nw->last_bucket;
         MPIR_Notify_req_t *r;
-        if (unlikely(nw->wild_head || !(b = MPIR_Notify_bucket_find(nw, src, tag))))
-            return arrive(win, via, src, tag, bytes, seq);
-        if ((r = b->req_head)) {
-            int mpi_errno;
-            if (r->matched + 1 != r->expected) {
-                /* one of several the request counts (its entry kept) */
-                mpi_errno = MPIR_Notify_count_toward(nw, r, b, src, tag, bytes,
-                                                     nw->arrival_counter + 1, NULL);
-            } else {
-                r->matched++;
-                r->req->status.MPI_SOURCE = src;
-                r->req->status.MPI_TAG = tag;
-                MPIR_STATUS_SET_COUNT(r->req->status, bytes);
-                mpi_errno = MPIR_Notify_finish(nw, r);
-            }
-            if (unlikely(mpi_errno))
-                return mpi_errno;
-        } else {
-            /* no request posted for it: the newest unexpected entry */
-            MPIR_Notify_entry_t *e = MPIR_Notify_entry_make(nw, b, src, tag, bytes,
-                                                            nw->arrival_counter + 1);
-            if (unlikely(!e))
-                return arrive(win, via, src, tag, bytes, seq);
-            MPIR_Notify_unx_append(nw, e);
-        }
+        if (!b || b->key != MPIR_Notify_bucket_key(src, tag) || nw->wild_head ||
+            !(r = b->req_head) || r->matched + 1 != r->expected || r->taken_head)
+            return arrive_tag(win, via, src, tag, bytes, seq);
+        /* r completes with this one (MPIR_Notify_finish of a posted
+         * request that took nothing before) */
+        r->matched++;
+        r->req->status.MPI_SOURCE = src;
+        r->req->status.MPI_TAG = tag;
+        MPIR_STATUS_SET_COUNT(r->req->status, bytes);
+        MPIR_Notify_unpost_from(&b->req_head, r);
+        MPIR_Notify_req_complete(r->req);
     }
     nw->head.stats.arrived[via]++;
     nw->arrival_counter++;
