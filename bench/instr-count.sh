@@ -4,7 +4,8 @@
 # 2 ranks: on the netmods the sender's completion needs the receiver's
 # progress, so the receiver cannot wait outside MPI there.
 #
-#   bench/instr-count.sh [MODE...]     (default: put_notify put_counter sendrecv put_flush floor)
+#   bench/instr-count.sh [MODE...]     (default: put_notify put_counter sendrecv put_flush floor
+#                                       put_notify_posted floor_posted)
 #   A MODE may end in _nowin (no window: -win 0) or _idleN (no window of its
 #   own, N idle windows allocated: -win 0 -idle N), e.g. sendrecv_idle1000,
 #   or _posted (put_notify, floor: the target starts its request uncounted before
@@ -22,7 +23,7 @@ command -v valgrind >/dev/null || { echo "instr-count: valgrind is not installed
 OUT=${INSTR_OUT:-$(mktemp -d)}
 mkdir -p "$OUT"
 modes=("$@")
-[ ${#modes[@]} -gt 0 ] || modes=(put_notify put_counter sendrecv put_flush floor)
+[ ${#modes[@]} -gt 0 ] || modes=(put_notify put_counter sendrecv put_flush floor put_notify_posted floor_posted)
 "$PREFIX/bin/mpicc" -O2 -o "$OUT/instr" "$TOP/bench/instr.c"
 # the counts must not depend on the caller's environment
 unset MPIR_CVAR_NOLOCAL MPIR_CVAR_NOTIFY_FORCE_GENERIC MPIR_CVAR_NOTIFY_OFI_PATH
