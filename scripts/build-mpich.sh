@@ -52,6 +52,12 @@ mkdir -p "$LOGS" "$STAMPS"
 # hash (-g puts it in otherwise), a fresh clone elsewhere (CI's) hits the
 # objects an earlier build of the same sources left.
 export CCACHE_BASEDIR=$BUILD CCACHE_NOHASHDIR=true
+# ccache through its directory of compiler names, not CC="ccache gcc": MPICH
+# writes configure's CC into the installed mpicc, which must call gcc
+# wherever a user runs it
+if command -v ccache >/dev/null && [ -d /usr/lib/ccache ]; then
+    export PATH=/usr/lib/ccache:$PATH
+fi
 
 T0=$(date +%s)
 say() { printf '[build %4ss] %s\n' "$(( $(date +%s) - T0 ))" "$*"; }
@@ -223,7 +229,6 @@ reproducible_cvar_files() {
 configure_mpich() {
     local cc=gcc version="Notified Access $NA_VERSION"
     is_stock && version="stock, for comparison"
-    command -v ccache >/dev/null && cc="ccache gcc"
     local args=(--prefix="$PREFIX" --with-device="$DEVICE"
         --with-hwloc=/usr --with-datatype-engine=dataloop --disable-static --enable-fast=O2
         "--with-custom-version-string=$version")

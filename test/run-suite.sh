@@ -482,6 +482,19 @@ run_build_checks() {
     else
         pass "configure_posix (configure logs)" 0
     fi
+    # the installed compiler wrappers call the compilers by name: no build
+    # tool (ccache) leaks into what users run
+    local w wlog=$OUT/logs/wrappers.log
+    : >"$wlog"
+    for w in mpicc mpicxx mpifort; do
+        [ -x "$PREFIX/bin/$w" ] || continue
+        echo "$w: $("$PREFIX/bin/$w" -show 2>&1)" >>"$wlog"
+    done
+    if grep -q ccache "$wlog" || ! grep -q "^mpicc: gcc " "$wlog"; then
+        fail "wrappers" "an installed wrapper does not call the compiler by name" "$wlog"
+    else
+        pass "wrappers (mpicc -show calls gcc)" 0
+    fi
 }
 
 # Every call of the bindings (src/binding/c/*notify*_api.txt) has an
