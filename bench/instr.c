@@ -5,7 +5,7 @@
  * MPI calls of one message are collected, between CALLGRIND_TOGGLE_COLLECT
  * pairs, so the numbers repeat from run to run where times do not.
  *
- *   instr -mode put_notify|put_counter|sendrecv|put_flush|put_flush_local|floor [-n ITERS]
+ *   instr -mode put_notify|put_counter|put_draft|sendrecv|put_flush|put_flush_local|floor [-n ITERS]
  *         [-w WARMUP] [-win 0]
  *         [-idle N] [-posted 1]
  *
@@ -13,6 +13,9 @@
  *   put_notify   MPI_Put_notify + MPI_Win_flush | MPI_Start + MPI_Wait
  *   put_counter  MPIX_Put_notify + MPI_Win_flush | MPIX_Win_get_notify +
  *                MPIX_Win_set_notify
+ *   put_draft    MPI_Put_notify in the MPI Forum draft's spelling (..., 0, win)
+ *                + MPI_Win_flush | MPI_Win_reset_notify_value until it
+ *                returns 1 (reads and zeroes: put_counter's get and set)
  *   sendrecv     MPI_Send | MPI_Recv
  *   put_flush    MPI_Put + MPI_Win_flush | nothing (what standard RMA costs)
  *   put_flush_local  MPI_Put + MPI_Win_flush_local | nothing (over the netmod,
@@ -50,9 +53,9 @@
 #include <valgrind/callgrind.h>
 #include "bench_util.h"
 
-enum { PUT_NOTIFY, PUT_COUNTER, SENDRECV, PUT_FLUSH, PUT_FLUSH_LOCAL, FLOOR, NMODES };
+enum { PUT_NOTIFY, PUT_COUNTER, SENDRECV, PUT_FLUSH, PUT_FLUSH_LOCAL, FLOOR, PUT_DRAFT, NMODES };
 static const char *const mode_names[NMODES] = { "put_notify", "put_counter", "sendrecv",
-    "put_flush", "put_flush_local", "floor"
+    "put_flush", "put_flush_local", "floor", "put_draft"
 };
 
 enum { TAG = 3, SIZE = 8 };
@@ -105,7 +108,7 @@ int main(int argc, char **argv)
     int iters = 200, warmup = 50, rank, nranks, mode = -1, usewin = 1, nidle = 0, posted = 0;
     const char *mode_s = NULL;
     const bu_opt_t opts[] = {
-        {"-mode", BU_STRING, &mode_s, "put_notify, put_counter, sendrecv, put_flush, put_flush_local or floor"},
+        {"-mode", BU_STRING, &mode_s, "put_notify, put_counter, put_draft, sendrecv, put_flush, put_flush_local or floor"},
         {"-n", BU_INT, &iters, "counted messages (200)"},
         {"-w", BU_INT, &warmup, "messages before counting (50)"},
         {"-win", BU_INT, &usewin, "0: allocate no window (sendrecv only; 1)"},
@@ -123,7 +126,7 @@ int main(int argc, char **argv)
                 (!usewin && mode != SENDRECV) || (posted && mode != PUT_NOTIFY && mode != FLOOR))) {
         if (rank == 0)
             fprintf(stderr, "instr: need -mode %s, ITERS >= 1, WARMUP >= 0 and 2 processes\n",
-                    HAVE_NOTIFY ? "put_notify|put_counter|sendrecv|put_flush|put_flush_local|floor" :
+                    HAVE_NOTIFY ? "put_notify|put_counter|put_draft|sendrecv|put_flush|put_flush_local|floor" :
                     "sendrecv|put_flush|put_flush_local|floor (this MPI has no Notified Access); "
                     "-win 0 with sendrecv only, -posted 1 with put_notify and floor only");
         rc = 1;
@@ -184,6 +187,10 @@ int main(int argc, char **argv)
                     MPIX_Put_notify(src, SIZE, MPI_BYTE, 1, 0, SIZE, MPI_BYTE, 0, win);
                     MPI_Win_flush(1, win);
                     break;
+                case PUT_DRAFT:
+                    MPI_Put_notify(src, SIZE, MPI_BYTE, 1, 0, SIZE, MPI_BYTE, 0, win);
+                    MPI_Win_flush(1, win);
+                    break;
 #endif
                 case SENDRECV:
                     MPI_Send(src, SIZE, MPI_BYTE, 1, TAG, MPI_COMM_WORLD);
@@ -218,6 +225,13 @@ int main(int argc, char **argv)
                             MPIX_Win_get_notify(win, 0, &v);
                         while (v < 1);
                         MPIX_Win_set_notify(win, 0, 0);
+                        break;
+                    }
+                case PUT_DRAFT:{
+                        MPI_Count v = 0;
+                        do
+                            MPI_Win_reset_notify_value(win, 0, &v);
+                        while (v < 1);
                         break;
                     }
 #endif

@@ -42,6 +42,36 @@
                                  "**notifytag %d %d", (tag_), MPIR_NOTIFY_TAG_MAX); \
     } while (0)
 
+/* MPI_Put_notify and its kin take the paper's (..., win, tag) and the MPI
+ * Forum draft's (..., notification_idx, win) alike.  A window handle, even
+ * MPI_WIN_NULL, carries MPICH's window kind in its MPI-kind bits, which no
+ * tag or counter index (both below 2^24) has: the draft's form is the call
+ * whose next-to-last argument is no window handle and whose last one is.
+ * Everything else is the paper's, and its checks report what is wrong. */
+#define MPIR_NOTIFY_IS_WIN_HANDLE(h_) (HANDLE_GET_MPI_KIND(h_) == MPIR_WIN)
+#define MPIR_NOTIFY_DRAFT_FORM(a_, b_) \
+    unlikely(!MPIR_NOTIFY_IS_WIN_HANDLE(a_) && MPIR_NOTIFY_IS_WIN_HANDLE(b_))
+/* the draft's window and index, where the paper's window and tag go */
+#define MPIR_NOTIFY_DRAFT_SWAP(win_, tag_)                                    \
+    do {                                                                      \
+        int idx_ = (int) (win_);                                              \
+        (win_) = (MPI_Win) (tag_);                                            \
+        (tag_) = idx_;                                                        \
+    } while (0)
+/* The first step of the calls both spellings share: the paper's tag
+ * checked, or the draft's counter index checked against the target's
+ * counters and made a counter notification, as MPIX_Put_notify's */
+#define MPIR_NOTIFY_ERRTEST_TAG_OR_INDEX(draft_, win_ptr_, target_rank_, tag_, err_) \
+    do {                                                                      \
+        if (likely(!(draft_))) {                                              \
+            MPIR_NOTIFY_ERRTEST_TAG(tag_, err_);                              \
+        } else if ((target_rank_) != MPI_PROC_NULL) {                         \
+            err_ = MPIR_Notify_counter_check_at(win_ptr_, target_rank_, tag_); \
+            MPIR_ERR_CHECK(err_);                                             \
+            (tag_) |= MPIR_NOTIFY_COUNTER;                                    \
+        }                                                                     \
+    } while (0)
+
 struct MPIR_Request;
 struct MPIR_Win;
 struct MPIR_Notify_win;
@@ -310,9 +340,11 @@ int MPIR_Win_notify_on_update_impl(struct MPIR_Win *win, int idx, MPI_Count thre
                                    MPIX_Win_notify_function * fn, void *arg);
 int MPIR_Win_notify_request_impl(struct MPIR_Win *win, int idx, MPI_Count threshold,
                                  struct MPIR_Request **request);
-/* MPI_SUCCESS if index names an attached counter of the window, else
- * MPIX_ERR_INVALID_NOTIFICATION */
+/* MPI_SUCCESS if index names a counter this process attached to the
+ * window, else MPIX_ERR_INVALID_NOTIFICATION (MPI_ERR_RMA_NOTIFICATION) */
 int MPIR_Notify_counter_check(struct MPIR_Win *win, int index);
+/* the same for a counter of target_rank (a rank of the window's group) */
+int MPIR_Notify_counter_check_at(struct MPIR_Win *win, int target_rank, int index);
 /* the counters in the window's notify state */
 int MPIR_Notify_counters_attach(struct MPIR_Win *win, int n);
 void MPIR_Notify_counters_detach(struct MPIR_Win *win);

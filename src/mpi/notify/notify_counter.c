@@ -11,6 +11,10 @@
 
 #include "notify_impl.h"
 
+/* mpi.h spells the draft's class as a literal, for the Fortran constants */
+_Static_assert(MPI_ERR_RMA_NOTIFICATION == MPIX_ERR_INVALID_NOTIFICATION,
+               "MPI_ERR_RMA_NOTIFICATION is MPIX_ERR_INVALID_NOTIFICATION");
+
 /* The counters live in the window's notify state (notify_impl.h); the MPI
  * calls around them (collectives, progress) follow. */
 int MPIR_Notify_counters_attach(MPIR_Win * win, int n)
@@ -42,10 +46,25 @@ void MPIR_Notify_counters_detach(MPIR_Win * win)
     }
 }
 
+/* the counters target_rank attached: each process learns every other's
+ * count when they are attached (counters_set) */
+static int counters_of(MPIR_Win * win, int target_rank)
+{
+    struct MPIR_Notify_win *nw = win->notify;
+    if (!nw)
+        return 0;
+    return nw->peer_ncounters ? nw->peer_ncounters[target_rank] : nw->ncounters;
+}
+
 int MPIR_Notify_counter_check(MPIR_Win * win, int index)
 {
+    return MPIR_Notify_counter_check_at(win, win->comm_ptr->rank, index);
+}
+
+int MPIR_Notify_counter_check_at(MPIR_Win * win, int target_rank, int index)
+{
     int mpi_errno = MPI_SUCCESS;
-    int n = win->notify ? win->notify->ncounters : 0;
+    int n = counters_of(win, target_rank);
     if (n == 0)
         MPIR_ERR_SETANDJUMP(mpi_errno, MPIX_ERR_INVALID_NOTIFICATION, "**notifynocounters");
     if (index < 0 || index >= n)
@@ -60,33 +79,107 @@ MPI_Count *MPIR_Notify_counter(MPIR_Win * win, int index)
     return &win->notify->counters[index];
 }
 
-int MPIR_Win_create_notify_impl(MPIR_Win * win, int notification_num)
+/* Attach n counters (0: none) at every process of the window's group,
+ * collective.  The old counters' watches go first, before the collective's
+ * progress could run a due one (they go with their counters, even if a
+ * peer then refuses).  Every process agrees next (a collective fails
+ * together); what reached this process before the call then goes to the
+ * counters it replaces, as every origin's epoch is closed; last each
+ * process learns every other's count, which also keeps any origin from
+ * notifying a counter its target has not attached yet. */
+static int counters_set(MPIR_Win * win, int n, int local_errno)
 {
     MPIR_Errflag_t errflag = MPIR_ERR_NONE;
-    int mpi_errno = MPI_SUCCESS;
-
-    /* the index travels in the 24 bits of a tag */
-    if (notification_num < 0 || notification_num > MPIR_NOTIFY_TAG_MAX + 1)
-        MPIR_ERR_SETANDJUMP2(mpi_errno, MPI_ERR_COUNT, "**notifycounters",
-                             "**notifycounters %d %d", notification_num, MPIR_NOTIFY_TAG_MAX + 1);
-    mpi_errno = MPIR_Notify_counters_attach(win, notification_num);
+    struct MPIR_Notify_win *nw;
+    int mpi_errno = MPIR_Notify_get_state(win, &nw);
     MPIR_ERR_CHECK(mpi_errno);
-    /* no process notifies a counter before every target has it */
-    mpi_errno = MPIR_Barrier(win->comm_ptr, &errflag);
+
+    if (local_errno == MPI_SUCCESS)
+        MPIR_Notify_watches_drop(nw);
+    int failed = local_errno != MPI_SUCCESS;
+    mpi_errno = MPIR_Allreduce_impl(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, win->comm_ptr,
+                                    &errflag);
+    MPIR_ERR_CHECK(mpi_errno);
+    if (local_errno != MPI_SUCCESS)
+        return local_errno;
+    MPIR_ERR_CHKANDJUMP(failed, mpi_errno, MPI_ERR_OTHER, "**notifycounterspeer");
+
+    mpi_errno = MPID_Notify_poll(win);
+    MPIR_ERR_CHECK(mpi_errno);
+    if (n > 0)
+        mpi_errno = MPIR_Notify_counters_attach(win, n);
+    else
+        MPIR_Notify_counters_detach(win);
+    MPIR_ERR_CHECK(mpi_errno);
+    if (!nw->peer_ncounters) {
+        nw->peer_ncounters = MPL_malloc(win->comm_ptr->local_size * sizeof(int), MPL_MEM_RMA);
+        MPIR_ERR_CHKANDJUMP1(!nw->peer_ncounters, mpi_errno, MPI_ERR_NO_MEM, "**nomem",
+                             "**nomem %s", "notification counter counts");
+    }
+    mpi_errno = MPIR_Allgather_impl(&n, 1, MPI_INT, nw->peer_ncounters, 1, MPI_INT,
+                                    win->comm_ptr, &errflag);
   fn_fail:
     return mpi_errno;
 }
 
+/* the index travels in the 24 bits of a tag */
+static int counters_fit(int n)
+{
+    return n >= 0 && n <= MPIR_NOTIFY_TAG_MAX + 1;
+}
+
+int MPIR_Win_create_notify_impl(MPIR_Win * win, int notification_num)
+{
+    int mpi_errno = MPI_SUCCESS;
+    if (!counters_fit(notification_num))
+        mpi_errno = MPIR_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, __func__, __LINE__,
+                                         MPI_ERR_COUNT, "**notifycounters",
+                                         "**notifycounters %d %d", notification_num,
+                                         MPIR_NOTIFY_TAG_MAX + 1);
+    return counters_set(win, notification_num, mpi_errno);
+}
+
 int MPIR_Win_free_notify_impl(MPIR_Win * win)
 {
-    MPIR_Errflag_t errflag = MPIR_ERR_NONE;
-    /* every origin is done; take in what already reached this process */
-    int mpi_errno = MPIR_Barrier(win->comm_ptr, &errflag);
-    MPIR_ERR_CHECK(mpi_errno);
-    mpi_errno = MPID_Notify_poll(win);
-    MPIR_ERR_CHECK(mpi_errno);
-    MPIR_Notify_counters_detach(win);
+    return counters_set(win, 0, MPI_SUCCESS);
+}
+
+/* MPI_Win_set_num_notify: as MPIX_Win_create_notify (0 detaches), but
+ * erroneous while this process has an access epoch open on the window */
+int MPIR_Win_set_num_notify_impl(MPIR_Win * win, MPIR_Info * info, int num_notifications)
+{
+    int mpi_errno = MPI_SUCCESS;
+    if (!counters_fit(num_notifications))
+        mpi_errno = MPIR_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, __func__, __LINE__,
+                                         MPI_ERR_ARG, "**notifycounters",
+                                         "**notifycounters %d %d", num_notifications,
+                                         MPIR_NOTIFY_TAG_MAX + 1);
+    else if (MPID_Notify_epoch_open(win))
+        mpi_errno = MPIR_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, __func__, __LINE__,
+                                         MPI_ERR_RMA_SYNC, "**notifysetnumepoch", 0);
+    return counters_set(win, num_notifications, mpi_errno);
+}
+
+int MPIR_Win_get_num_notify_impl(MPIR_Win * win, int target_rank, int *num_notifications)
+{
+    int mpi_errno = MPI_SUCCESS;
+    MPIR_ERR_CHKANDJUMP2(target_rank < 0 || target_rank >= win->comm_ptr->local_size, mpi_errno,
+                         MPI_ERR_RANK, "**notifytarget", "**notifytarget %d %d", target_rank,
+                         win->comm_ptr->local_size);
+    *num_notifications = counters_of(win, target_rank);
   fn_fail:
+    return mpi_errno;
+}
+
+/* MPI_Win_get_notify_value, then the zero, under the lock every delivery
+ * takes: an arrival is counted before the read (in *value) or after the
+ * zero, never between */
+int MPIR_Win_reset_notify_value_impl(MPIR_Win * win, int notification_idx, MPI_Count * value)
+{
+    int mpi_errno = MPIR_Win_get_notify_impl(win, notification_idx, value);
+    if (mpi_errno == MPI_SUCCESS)
+        win->notify->counters[notification_idx] = win->notify->counters_read[notification_idx] =
+            0;
     return mpi_errno;
 }
 

@@ -129,6 +129,7 @@ void MPIR_Notify_win_destroy(MPIR_Win * win)
     MPL_free(nw->by_src);
     MPL_free(nw->head.path);
     MPL_free(nw->counters);
+    MPL_free(nw->peer_ncounters);
     MPL_free(nw);
     win->notify = NULL;
 }

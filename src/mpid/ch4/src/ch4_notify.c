@@ -341,6 +341,21 @@ int MPID_Notify_poll(MPIR_Win * win)
     return mpi_errno;
 }
 
+/* An access epoch of this process on win: a lock, lock_all, start or a
+ * fence with accesses (not the "possible" epoch every fence leaves) */
+bool MPID_Notify_epoch_open(MPIR_Win * win)
+{
+    switch (MPIDIG_WIN(win, sync).access_epoch_type) {
+        case MPIDIG_EPOTYPE_LOCK:
+        case MPIDIG_EPOTYPE_LOCK_ALL:
+        case MPIDIG_EPOTYPE_START:
+        case MPIDIG_EPOTYPE_FENCE:
+            return true;
+        default:
+            return false;
+    }
+}
+
 int MPID_Notify_init(MPIR_Win * win, int src_rank, int tag, int expected_count,
                      MPIR_Request ** request)
 {
