@@ -4,7 +4,11 @@
 ! with tag 3 into rank 1's window under a shared lock; rank 1 matches the
 ! notification with MPI_Notify_init / MPI_Start / MPI_Wait and checks the
 ! status and the data; then an ordinary MPI_Put to the same place after the
-! unlock, read back with MPI_Get.  Prints "No Errors" from rank 0.
+! unlock, read back with MPI_Get.  Then the MPI Forum draft's spelling of
+! the same call, (..., notification_idx, win): rank 1 attaches 2 counters
+! with MPI_Win_set_num_notify, rank 0 puts on counter 1, rank 1 reads it
+! with MPI_Win_get_notify_value and resets it; an index out of range gives
+! MPI_ERR_RMA_NOTIFICATION.  Prints "No Errors" from rank 0.
 program notify_mpi
 #ifndef USE_MPIF_H
   use mpi
@@ -16,7 +20,8 @@ program notify_mpi
   integer :: ierr, rank, win, req, i, errs
   integer :: status(MPI_STATUS_SIZE)
   integer(kind=MPI_ADDRESS_KIND) :: winsize, disp
-  integer :: buf(10), src(10), back(10)
+  integer :: buf(10), src(10), back(10), num, cls
+  integer(kind=MPI_COUNT_KIND) :: value
 
   call MPI_Init(ierr)
   call MPI_Comm_rank(MPI_COMM_WORLD, rank, ierr)
@@ -56,6 +61,35 @@ program notify_mpi
      do i = 1, 10
         if (back(i) /= -i) errs = errs + 1
      end do
+  end if
+  ! the draft's spelling: the counter index before the window
+  call MPI_Barrier(MPI_COMM_WORLD, ierr)
+  call MPI_Win_set_num_notify(win, MPI_INFO_NULL, 2, ierr)
+  call MPI_Win_get_num_notify(win, 1, num, ierr)
+  if (num /= 2) errs = errs + 1
+  if (rank == 0) then
+     src = [(2 * i, i = 1, 10)]
+     call MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN, ierr)
+     call MPI_Win_lock(MPI_LOCK_SHARED, 1, 0, win, ierr)
+     call MPI_Put_notify(src, 10, MPI_INTEGER, 1, disp, 10, MPI_INTEGER, 2, win, ierr)
+     call MPI_Error_class(ierr, cls, i)
+     if (cls /= MPI_ERR_RMA_NOTIFICATION) errs = errs + 1
+     call MPI_Put_notify(src, 10, MPI_INTEGER, 1, disp, 10, MPI_INTEGER, 1, win, ierr)
+     if (ierr /= MPI_SUCCESS) errs = errs + 1
+     call MPI_Win_unlock(1, win, ierr)
+  else if (rank == 1) then
+     value = 0
+     do while (value < 1)
+        call MPI_Win_get_notify_value(win, 1, value, ierr)
+     end do
+     call MPI_F_sync_reg(buf)
+     do i = 1, 10
+        if (buf(i) /= 2 * i) errs = errs + 1
+     end do
+     call MPI_Win_reset_notify_value(win, 1, value, ierr)
+     if (value /= 1) errs = errs + 1
+     call MPI_Win_get_notify_value(win, 1, value, ierr)
+     if (value /= 0) errs = errs + 1
   end if
   call MPI_Allreduce(MPI_IN_PLACE, errs, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, ierr)
   call MPI_Win_free(win, ierr)
