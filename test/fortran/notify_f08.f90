@@ -16,6 +16,10 @@
 !      from 0, as in C), MPIX_Win_get_notify / MPIX_Win_set_notify,
 !      MPIX_Win_free_notify; a tagged MPI_Put_notify through the same window
 !      restarts the persistent request of step 1.
+!   4. The MPI Forum draft's calls: MPI_Win_set_num_notify, MPI_Put_notify
+!      and MPI_Rget_notify in the draft's spelling (notification_idx before
+!      win, resolved by the generic interface), MPI_Win_get_notify_value,
+!      MPI_Win_reset_notify_value.
 !
 ! Prints "No Errors" from rank 0 when every check passed, otherwise
 ! "Found N errors" and MPI_Abort (non-zero exit).  MPI errors are fatal
@@ -181,6 +185,39 @@ program notify_f08
     end if
     call MPI_Win_unlock_all(win)
     call MPIX_Win_free_notify(win)                      ! collective
+
+    ! ---- 4. the draft's calls -----------------------------------------------
+    call MPI_Win_set_num_notify(win, MPI_INFO_NULL, 2)  ! collective
+    call MPI_Win_get_num_notify(win, 1, i)
+    call check(i == 2, 'step 4: MPI_Win_get_num_notify')
+    call MPI_Win_lock_all(0, win)
+    if (rank == 0) then
+        src2 = [(7000 + i, i = 1, n)]
+        call MPI_Put_notify(src2, n, MPI_INTEGER, 1, int(n, MPI_ADDRESS_KIND), n, MPI_INTEGER, &
+                            1, win)
+        call MPI_Win_flush(1, win)
+        got = 0
+        call MPI_Rget_notify(got, n, MPI_INTEGER, 1, int(n, MPI_ADDRESS_KIND), n, MPI_INTEGER, &
+                             1, win, req_any)
+        call MPI_Wait(req_any, MPI_STATUS_IGNORE)
+        call MPI_F_sync_reg(got)
+        call check(all(got == [(7000 + i, i = 1, n)]), 'step 4: MPI_Rget_notify read')
+    else if (rank == 1) then
+        value = 0
+        do while (value < 2)
+            call MPI_Win_get_notify_value(win, 1, value)
+        end do
+        call MPI_Win_sync(win)
+        call MPI_F_sync_reg(wbuf)
+        call check(all(wbuf(n + 1:2 * n) == [(7000 + i, i = 1, n)]), &
+                   'step 4: data of the draft MPI_Put_notify')
+        call MPI_Win_reset_notify_value(win, 1, value)
+        call check(value == 2, 'step 4: MPI_Win_reset_notify_value returned')
+        call MPI_Win_get_notify_value(win, 1, value)
+        call check(value == 0, 'step 4: counter after the reset')
+    end if
+    call MPI_Win_unlock_all(win)
+    call MPI_Win_set_num_notify(win, MPI_INFO_NULL, 0)
 
     if (rank == 1) call MPI_Request_free(req)           ! before MPI_Win_free
     call MPI_Win_free(win)
