@@ -294,7 +294,9 @@ configure_mpich() {
 # A configured build directory is kept, before make, in a cache of the
 # machine (like ccache's objects), keyed by everything configure reads: the
 # configure scripts and templates autogen wrote (the same bytes for the same
-# inputs, autogen's seeds fixed), MPL's headers that its checks include,
+# inputs, autogen's seeds fixed), the generators under maint/ that configure
+# runs and what they read (the Fortran bindings from src/binding's API
+# descriptions), MPL's headers that its checks include,
 # the arguments, the shell, the paths (written into every Makefile), the
 # compiler-related environment and the installed packages with their
 # versions.  A fresh clone at a path that configured the same MPICH before
@@ -308,7 +310,8 @@ configure_key() {
         (cd "$SRC" && find . -path '*/autom4te.cache' -prune -o -type f \( -name configure \
             -o -name '*.in' -o -name config.guess -o -name config.sub -o -name install-sh \
             -o -name missing -o -name depcomp -o -name compile -o -name ltmain.sh \
-            -o -name test-driver -o -name ar-lib -o -path './src/mpl/include/*' \) -print0 |
+            -o -name test-driver -o -name ar-lib -o -path './src/mpl/include/*' \
+            -o -path './maint/*.py' -o -path './src/binding/*api.txt' \) -print0 |
             LC_ALL=C sort -z | xargs -0 sha256sum)
         local v
         for v in PATH PKG_CONFIG_PATH LD_LIBRARY_PATH LIBRARY_PATH CPATH C_INCLUDE_PATH \
