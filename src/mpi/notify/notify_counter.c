@@ -122,21 +122,20 @@ static int counters_set(MPIR_Win * win, int n, int local_errno)
     return mpi_errno;
 }
 
-/* the index travels in the 24 bits of a tag */
-static int counters_fit(int n)
+/* MPI_SUCCESS, or an error of class errclass if n counters cannot be
+ * attached: the index travels in the 24 bits of a tag */
+static int counters_fit(int n, int errclass)
 {
-    return n >= 0 && n <= MPIR_NOTIFY_TAG_MAX + 1;
+    if (n >= 0 && n <= MPIR_NOTIFY_TAG_MAX + 1)
+        return MPI_SUCCESS;
+    return MPIR_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, __func__, __LINE__, errclass,
+                                "**notifycounters", "**notifycounters %d %d", n,
+                                MPIR_NOTIFY_TAG_MAX + 1);
 }
 
 int MPIR_Win_create_notify_impl(MPIR_Win * win, int notification_num)
 {
-    int mpi_errno = MPI_SUCCESS;
-    if (!counters_fit(notification_num))
-        mpi_errno = MPIR_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, __func__, __LINE__,
-                                         MPI_ERR_COUNT, "**notifycounters",
-                                         "**notifycounters %d %d", notification_num,
-                                         MPIR_NOTIFY_TAG_MAX + 1);
-    return counters_set(win, notification_num, mpi_errno);
+    return counters_set(win, notification_num, counters_fit(notification_num, MPI_ERR_COUNT));
 }
 
 int MPIR_Win_free_notify_impl(MPIR_Win * win)
@@ -148,13 +147,8 @@ int MPIR_Win_free_notify_impl(MPIR_Win * win)
  * erroneous while this process has an access epoch open on the window */
 int MPIR_Win_set_num_notify_impl(MPIR_Win * win, MPIR_Info * info, int num_notifications)
 {
-    int mpi_errno = MPI_SUCCESS;
-    if (!counters_fit(num_notifications))
-        mpi_errno = MPIR_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, __func__, __LINE__,
-                                         MPI_ERR_ARG, "**notifycounters",
-                                         "**notifycounters %d %d", num_notifications,
-                                         MPIR_NOTIFY_TAG_MAX + 1);
-    else if (MPID_Notify_epoch_open(win))
+    int mpi_errno = counters_fit(num_notifications, MPI_ERR_ARG);
+    if (mpi_errno == MPI_SUCCESS && MPID_Notify_epoch_open(win))
         mpi_errno = MPIR_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, __func__, __LINE__,
                                          MPI_ERR_RMA_SYNC, "**notifysetnumepoch", 0);
     return counters_set(win, num_notifications, mpi_errno);
