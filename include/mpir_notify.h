@@ -351,6 +351,12 @@ void MPIR_Notify_counters_detach(struct MPIR_Win *win);
 MPI_Count *MPIR_Notify_counter(struct MPIR_Win *win, int index);
 
 /* --- window life cycle --- */
+/* mpi_assert_max_num_notify at window creation (a value not understood is
+ * ignored, as MPICH's other hints), and in MPI_Win_get_info */
+int MPIR_Notify_win_assert_max(struct MPIR_Win *win, const char *value);
+int MPIR_Notify_win_get_info(struct MPIR_Win *win, struct MPIR_Info *info);
+/* MPI_Win_get_attr of MPI_WIN_NOTIFY_NUMSB, _NUMUB, _VALUE_UB (C and Fortran) */
+int MPIR_Notify_win_get_attr(struct MPIR_Win *win, int keyval, void *attribute_val);
 void MPIR_Notify_win_destroy(struct MPIR_Win *win);
 /* MPI_Win_free's only collective: refuses while notification requests exist */
 int MPIR_Notify_win_free_check(struct MPIR_Win *win);

@@ -11,13 +11,18 @@
  *     target's); a paper MPI_Put_notify (..., win, tag) on the same window
  *     completes the target's matching request and counts nowhere; ordinary
  *     puts and accumulates to the same bytes after a flush see the data;
+ *     MPIX_Win_notify_request completes when a draft counter reaches its
+ *     threshold;
  *   - MPI_Win_reset_notify_value returns what it zeroed, also while
  *     notifications arrive: the values returned add up to what was sent;
  *   - the counters grow and shrink (every value back to 0);
  *   - errors: an index below 0 or at the target's count, a call that fits
  *     neither spelling, a bad tag in the paper's, a set inside an epoch
  *     (and the group fails together when one process refuses), a bad
- *     count, a bad rank; MPI_PROC_NULL does nothing.
+ *     count, a bad rank; MPI_PROC_NULL does nothing;
+ *   - the bounds: MPI_WIN_NOTIFY_NUMSB, _NUMUB, _VALUE_UB, and
+ *     mpi_assert_max_num_notify at creation, in MPI_Win_get_info, held by
+ *     MPI_Win_set_num_notify and MPIX_Win_create_notify.
  * Argument: N, notified puts in the reset race (default 2000). */
 #include <limits.h>
 #include "na_test.h"
@@ -42,6 +47,55 @@ static MPI_Count wait_counter(MPI_Win win, int idx, MPI_Count want)
     return v;
 }
 
+/* the counter bounds, on a window created with mpi_assert_max_num_notify
+ * 3 at every process but process 0, whose value is no count: ignored there
+ * (a hint not understood), without failing the collective creation */
+static void bounds(int rank)
+{
+    int64_t *base;
+    MPI_Win win;
+    MPI_Info info;
+    MPI_OK(MPI_Info_create(&info));
+    MPI_OK(MPI_Info_set(info, "mpi_assert_max_num_notify", rank == 0 ? "many" : "3"));
+    MPI_OK(MPI_Win_allocate(8 * sizeof(int64_t), sizeof(int64_t), info, MPI_COMM_WORLD, &base,
+                            &win));
+    MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN);
+    int ub = rank == 0 ? 1 << 24 : 3, flag = 0, *num;
+    MPI_OK(MPI_Win_get_attr(win, MPI_WIN_NOTIFY_NUMUB, &num, &flag));
+    CHECK(flag && *num == ub, "MPI_WIN_NOTIFY_NUMUB %d (flag %d), expected %d", *num, flag, ub);
+    MPI_OK(MPI_Win_get_attr(win, MPI_WIN_NOTIFY_NUMSB, &num, &flag));
+    CHECK(flag && *num == ub, "MPI_WIN_NOTIFY_NUMSB %d (flag %d), expected %d", *num, flag, ub);
+
+    /* MPI_Win_get_info says what is in effect; MPI_Win_set_info makes no
+     * promise after creation */
+    char val[MPI_MAX_INFO_VAL + 1];
+    for (int pass = 0; pass < 2; pass++) {
+        MPI_Info used;
+        int len = sizeof(val);
+        MPI_OK(MPI_Win_get_info(win, &used));
+        MPI_OK(MPI_Info_get_string(used, "mpi_assert_max_num_notify", &len, val, &flag));
+        MPI_Info_free(&used);
+        CHECK(flag && strcmp(val, rank == 0 ? "0" : "3") == 0,
+              "pass %d: mpi_assert_max_num_notify reads \"%s\" (flag %d)", pass, val, flag);
+        MPI_OK(MPI_Info_set(info, "mpi_assert_max_num_notify", "1"));
+        MPI_OK(MPI_Win_set_info(win, info));
+    }
+    MPI_Info_free(&info);
+
+    /* the promise is held: 3 counters, not 4 (a refusal at some processes
+     * fails the call everywhere); MPIX_Win_create_notify holds to it too */
+    MPI_OK(MPI_Win_set_num_notify(win, MPI_INFO_NULL, 3));
+    int rc = MPI_Win_set_num_notify(win, MPI_INFO_NULL, 4);
+    expect_class(rc, rank == 0 ? MPI_ERR_OTHER : MPI_ERR_ARG, "4 counters, 3 asserted");
+    rc = MPIX_Win_create_notify(win, 4);
+    expect_class(rc, rank == 0 ? MPI_ERR_OTHER : MPI_ERR_COUNT, "MPIX: 4 counters, 3 asserted");
+    MPI_OK(MPI_Win_get_num_notify(win, rank, &flag));
+    CHECK(flag == 3, "count after the refusals: %d", flag);
+    rc = MPI_Win_set_attr(win, MPI_WIN_NOTIFY_NUMUB, &flag);
+    expect_class(rc, MPI_ERR_KEYVAL, "MPI_Win_set_attr(MPI_WIN_NOTIFY_NUMUB)");
+    MPI_OK(MPI_Win_free(&win));
+}
+
 int main(int argc, char **argv)
 {
     int rank, size, n = argc > 1 ? atoi(argv[1]) : 2000;
@@ -58,7 +112,16 @@ int main(int argc, char **argv)
     for (int i = 0; i < 16; i++)
         base[i] = 0;
 
-    /* counter management */
+    /* counter management: the bounds without an assertion, the counts */
+    int *bound, flag = 0;
+    MPI_OK(MPI_Win_get_attr(win, MPI_WIN_NOTIFY_NUMUB, &bound, &flag));
+    CHECK(flag && *bound == 1 << 24, "MPI_WIN_NOTIFY_NUMUB %d (flag %d)", *bound, flag);
+    MPI_OK(MPI_Win_get_attr(win, MPI_WIN_NOTIFY_NUMSB, &bound, &flag));
+    CHECK(flag && *bound == 1 << 24, "MPI_WIN_NOTIFY_NUMSB %d (flag %d)", *bound, flag);
+    MPI_Count *value_ub;
+    MPI_OK(MPI_Win_get_attr(win, MPI_WIN_NOTIFY_VALUE_UB, &value_ub, &flag));
+    CHECK(flag && *value_ub == INT64_MAX, "MPI_WIN_NOTIFY_VALUE_UB %lld (flag %d)",
+          (long long) *value_ub, flag);
     int num = -1;
     MPI_OK(MPI_Win_get_num_notify(win, next, &num));
     CHECK(num == 0, "counters before any MPI_Win_set_num_notify: %d", num);
@@ -77,6 +140,9 @@ int main(int argc, char **argv)
     MPI_Request nreq;
     MPI_OK(MPI_Notify_init(win, prev, TAG, 1, &nreq));
     MPI_OK(MPI_Start(&nreq));
+    /* and a request for counter 1's threshold, as continuations use */
+    MPI_Request creq;
+    MPI_OK(MPIX_Win_notify_request(win, 1, 7, &creq));
     MPI_Barrier(MPI_COMM_WORLD);
 
     /* the draft's eight calls, counted on the target's counters 0 (puts)
@@ -115,8 +181,10 @@ int main(int argc, char **argv)
 
     /* at the target: 3 puts on counter 0, 7 on counter 1, the paper's put
      * matched and counted on neither */
-    MPI_Count c0 = wait_counter(win, 0, 3), c1 = wait_counter(win, 1, 7);
+    MPI_Count c0 = wait_counter(win, 0, 3), c1;
     MPI_Status st;
+    MPI_OK(MPI_Wait(&creq, &st));
+    CHECK(st.MPI_TAG == 1, "counter 1's request: tag %d", st.MPI_TAG);
     MPI_OK(MPI_Wait(&nreq, &st));
     MPI_Barrier(MPI_COMM_WORLD);        /* every origin's accesses are counted */
     MPI_OK(MPI_Win_get_notify_value(win, 0, &c0));
@@ -240,5 +308,6 @@ int main(int argc, char **argv)
 
     MPI_OK(MPI_Request_free(&nreq));
     MPI_OK(MPI_Win_free(&win));
+    bounds(rank);
     return na_finish();
 }

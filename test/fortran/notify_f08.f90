@@ -19,7 +19,7 @@
 !   4. The MPI Forum draft's calls: MPI_Win_set_num_notify, MPI_Put_notify
 !      and MPI_Rget_notify in the draft's spelling (notification_idx before
 !      win, resolved by the generic interface), MPI_Win_get_notify_value,
-!      MPI_Win_reset_notify_value.
+!      MPI_Win_reset_notify_value, the counter bound attributes.
 !
 ! Prints "No Errors" from rank 0 when every check passed, otherwise
 ! "Found N errors" and MPI_Abort (non-zero exit).  MPI errors are fatal
@@ -41,7 +41,8 @@ program notify_f08
     integer, pointer, asynchronous :: wbuf(:)
     integer, asynchronous :: src(n), src2(n), ones(n), got(n)
     integer :: rank, nprocs, i, isize, nbytes, errs, toterrs
-    integer(kind=MPI_ADDRESS_KIND) :: winsize
+    integer(kind=MPI_ADDRESS_KIND) :: winsize, attr
+    logical :: flag
     integer(kind=MPI_COUNT_KIND) :: value
     double precision :: t0
 
@@ -190,6 +191,10 @@ program notify_f08
     call MPI_Win_set_num_notify(win, MPI_INFO_NULL, 2)  ! collective
     call MPI_Win_get_num_notify(win, 1, i)
     call check(i == 2, 'step 4: MPI_Win_get_num_notify')
+    call MPI_Win_get_attr(win, MPI_WIN_NOTIFY_NUMSB, attr, flag)
+    call check(flag .and. attr == 16777216, 'step 4: MPI_WIN_NOTIFY_NUMSB')
+    call MPI_Win_get_attr(win, MPI_WIN_NOTIFY_VALUE_UB, attr, flag)
+    call check(flag .and. attr == huge(attr), 'step 4: MPI_WIN_NOTIFY_VALUE_UB')
     call MPI_Win_lock_all(0, win)
     if (rank == 0) then
         src2 = [(7000 + i, i = 1, n)]

@@ -8,7 +8,8 @@
 ! the same call, (..., notification_idx, win): rank 1 attaches 2 counters
 ! with MPI_Win_set_num_notify, rank 0 puts on counter 1, rank 1 reads it
 ! with MPI_Win_get_notify_value and resets it; an index out of range gives
-! MPI_ERR_RMA_NOTIFICATION.  Prints "No Errors" from rank 0.
+! MPI_ERR_RMA_NOTIFICATION; the counter bound attributes read as in C.
+! Prints "No Errors" from rank 0.
 program notify_mpi
 #ifndef USE_MPIF_H
   use mpi
@@ -22,6 +23,8 @@ program notify_mpi
   integer(kind=MPI_ADDRESS_KIND) :: winsize, disp
   integer :: buf(10), src(10), back(10), num, cls
   integer(kind=MPI_COUNT_KIND) :: value
+  integer(kind=MPI_ADDRESS_KIND) :: attr
+  logical :: flag
 
   call MPI_Init(ierr)
   call MPI_Comm_rank(MPI_COMM_WORLD, rank, ierr)
@@ -67,6 +70,10 @@ program notify_mpi
   call MPI_Win_set_num_notify(win, MPI_INFO_NULL, 2, ierr)
   call MPI_Win_get_num_notify(win, 1, num, ierr)
   if (num /= 2) errs = errs + 1
+  call MPI_Win_get_attr(win, MPI_WIN_NOTIFY_NUMUB, attr, flag, ierr)
+  if (.not. flag .or. attr /= 16777216) errs = errs + 1
+  call MPI_Win_get_attr(win, MPI_WIN_NOTIFY_VALUE_UB, attr, flag, ierr)
+  if (.not. flag .or. attr /= huge(attr)) errs = errs + 1
   if (rank == 0) then
      src = [(2 * i, i = 1, 10)]
      call MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN, ierr)

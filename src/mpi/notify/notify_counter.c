@@ -10,6 +10,7 @@
  */
 
 #include "notify_impl.h"
+#include <errno.h>
 
 /* mpi.h spells the draft's class as a literal, for the Fortran constants */
 _Static_assert(MPI_ERR_RMA_NOTIFICATION == MPIX_ERR_INVALID_NOTIFICATION,
@@ -122,20 +123,33 @@ static int counters_set(MPIR_Win * win, int n, int local_errno)
     return mpi_errno;
 }
 
-/* MPI_SUCCESS, or an error of class errclass if n counters cannot be
- * attached: the index travels in the 24 bits of a tag */
-static int counters_fit(int n, int errclass)
+/* MPI_WIN_NOTIFY_NUMUB: the most counters this process may attach.  An
+ * index travels in the 24 bits of a tag; mpi_assert_max_num_notify lowers
+ * the bound to what the user promised. */
+static int counters_ub(MPIR_Win * win)
 {
-    if (n >= 0 && n <= MPIR_NOTIFY_TAG_MAX + 1)
+    struct MPIR_Notify_win *nw = win->notify;
+    return nw && nw->assert_max > 0 ? nw->assert_max : MPIR_NOTIFY_TAG_MAX + 1;
+}
+
+/* MPI_SUCCESS, or an error of class errclass if n counters cannot be
+ * attached */
+static int counters_fit(MPIR_Win * win, int n, int errclass)
+{
+    int ub = counters_ub(win);
+    if (n >= 0 && n <= ub)
         return MPI_SUCCESS;
+    if (n > 0 && ub < MPIR_NOTIFY_TAG_MAX + 1)
+        return MPIR_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, __func__, __LINE__,
+                                    errclass, "**notifyassertmax", "**notifyassertmax %d %d", n,
+                                    ub);
     return MPIR_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, __func__, __LINE__, errclass,
-                                "**notifycounters", "**notifycounters %d %d", n,
-                                MPIR_NOTIFY_TAG_MAX + 1);
+                                "**notifycounters", "**notifycounters %d %d", n, ub);
 }
 
 int MPIR_Win_create_notify_impl(MPIR_Win * win, int notification_num)
 {
-    return counters_set(win, notification_num, counters_fit(notification_num, MPI_ERR_COUNT));
+    return counters_set(win, notification_num, counters_fit(win, notification_num, MPI_ERR_COUNT));
 }
 
 int MPIR_Win_free_notify_impl(MPIR_Win * win)
@@ -147,11 +161,76 @@ int MPIR_Win_free_notify_impl(MPIR_Win * win)
  * erroneous while this process has an access epoch open on the window */
 int MPIR_Win_set_num_notify_impl(MPIR_Win * win, MPIR_Info * info, int num_notifications)
 {
-    int mpi_errno = counters_fit(num_notifications, MPI_ERR_ARG);
+    int mpi_errno = counters_fit(win, num_notifications, MPI_ERR_ARG);
     if (mpi_errno == MPI_SUCCESS && MPID_Notify_epoch_open(win))
         mpi_errno = MPIR_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, __func__, __LINE__,
                                          MPI_ERR_RMA_SYNC, "**notifysetnumepoch", 0);
     return counters_set(win, num_notifications, mpi_errno);
+}
+
+/* The user's promise, kept at window creation (patch 0033).  0 is the
+ * draft's "no limit"; a value that is no count is ignored, as MPICH ignores
+ * its own hints' unknown values, so that no process fails alone in a
+ * collective creation. */
+int MPIR_Notify_win_assert_max(MPIR_Win * win, const char *value)
+{
+    struct MPIR_Notify_win *nw;
+    char *end;
+    errno = 0;
+    long n = strtol(value, &end, 10);
+    if (end == value || *end || errno || n <= 0)
+        return MPI_SUCCESS;
+    int mpi_errno = MPIR_Notify_get_state(win, &nw);
+    if (mpi_errno == MPI_SUCCESS)
+        nw->assert_max = (int) MPL_MIN(n, MPIR_NOTIFY_TAG_MAX + 1);
+    return mpi_errno;
+}
+
+int MPIR_Notify_win_get_info(MPIR_Win * win, MPIR_Info * info)
+{
+    char buf[16];
+    snprintf(buf, sizeof(buf), "%d", win->notify ? win->notify->assert_max : 0);
+    return MPIR_Info_set_impl(info, "mpi_assert_max_num_notify", buf);
+}
+
+/* Every count up to NUMUB is served alike (16 bytes of the process's memory
+ * per counter), so the soft bound NUMSB is NUMUB.  A counter is an
+ * MPI_Count. */
+#define COUNTER_VALUE_UB ((MPI_Count) (((unsigned long long) 1 << (8 * sizeof(MPI_Count) - 1)) - 1))
+
+int MPIR_Notify_win_get_attr(MPIR_Win * win, int keyval, void *attribute_val)
+{
+    struct MPIR_Notify_win *nw;
+    int mpi_errno = MPIR_Notify_get_state(win, &nw);
+    MPIR_ERR_CHECK(mpi_errno);
+    /* C gets the address of a copy, Fortran the value */
+    switch (keyval) {
+        case MPI_WIN_NOTIFY_NUMSB:
+        case MPI_WIN_NOTIFY_NUMUB:{
+                int *copy = &nw->attr_num[keyval == MPI_WIN_NOTIFY_NUMUB];
+                *copy = counters_ub(win);
+                *(void **) attribute_val = copy;
+                break;
+            }
+        case MPI_WIN_NOTIFY_VALUE_UB:
+            nw->attr_value_ub = COUNTER_VALUE_UB;
+            *(void **) attribute_val = &nw->attr_value_ub;
+            break;
+#ifdef HAVE_FORTRAN_BINDING
+        case MPII_ATTR_C_TO_FORTRAN(MPI_WIN_NOTIFY_NUMSB):
+        case MPII_ATTR_C_TO_FORTRAN(MPI_WIN_NOTIFY_NUMUB):
+            *(intptr_t *) attribute_val = counters_ub(win);
+            break;
+        case MPII_ATTR_C_TO_FORTRAN(MPI_WIN_NOTIFY_VALUE_UB):
+            *(intptr_t *) attribute_val = (intptr_t) MPL_MIN(COUNTER_VALUE_UB, INTPTR_MAX);
+            break;
+#endif
+        default:
+            MPIR_Assert(FALSE);
+            break;
+    }
+  fn_fail:
+    return mpi_errno;
 }
 
 int MPIR_Win_get_num_notify_impl(MPIR_Win * win, int target_rank, int *num_notifications)

@@ -88,6 +88,9 @@ struct MPIR_Notify_win {
     MPI_Count *counters_read;   /* [index] the value MPIX_Win_get_notify last returned
                                  * (after the counters, in their allocation) */
     int ncounters;
+    int assert_max;             /* mpi_assert_max_num_notify, 0: none */
+    int attr_num[2];            /* MPI_Win_get_attr's copies: NUMSB, NUMUB */
+    MPI_Count attr_value_ub;    /* and VALUE_UB */
     int *peer_ncounters;        /* [rank] the counters each process attached, once any were */
     unsigned counter_polls;     /* MPIX_Win_get_notify's, for MPIR_Notify_progress_due */
     double next_round;          /* MPL_wtime seconds: a waiter's next full round is due
