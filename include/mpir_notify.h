@@ -46,11 +46,10 @@
  * Forum draft's (..., notification_idx, win) alike.  A window handle, even
  * MPI_WIN_NULL, carries MPICH's window kind in its MPI-kind bits, which no
  * tag or counter index (both below 2^24) has: the draft's form is the call
- * whose next-to-last argument is no window handle and whose last one is.
- * Everything else is the paper's, and its checks report what is wrong. */
+ * whose last argument is a window handle.  Everything else is the paper's,
+ * and its checks report what is wrong. */
 #define MPIR_NOTIFY_IS_WIN_HANDLE(h_) (HANDLE_GET_MPI_KIND(h_) == MPIR_WIN)
-#define MPIR_NOTIFY_DRAFT_FORM(a_, b_) \
-    unlikely(!MPIR_NOTIFY_IS_WIN_HANDLE(a_) && MPIR_NOTIFY_IS_WIN_HANDLE(b_))
+#define MPIR_NOTIFY_DRAFT_FORM(last_) unlikely(MPIR_NOTIFY_IS_WIN_HANDLE(last_))
 /* the draft's window and index, where the paper's window and tag go */
 #define MPIR_NOTIFY_DRAFT_SWAP(win_, tag_)                                    \
     do {                                                                      \

@@ -229,7 +229,7 @@ int main(int argc, char **argv)
     rc = MPI_Put_notify(&one, 1, MPI_INT64_T, next, 0, 1, MPI_INT64_T, win, -5);
     expect_class(rc, MPI_ERR_TAG, "the paper's spelling, tag -5");
     rc = MPI_Put_notify(&one, 1, MPI_INT64_T, next, 0, 1, MPI_INT64_T, win, win);
-    expect_class(rc, MPI_ERR_TAG, "a window handle as the paper's tag");
+    expect_class(rc, MPI_ERR_RMA_NOTIFICATION, "a window handle in both places");
     rc = MPI_Win_get_notify_value(win, 2 + rank, &v);
     expect_class(rc, MPI_ERR_RMA_NOTIFICATION, "MPI_Win_get_notify_value past the count");
     rc = MPI_Win_get_num_notify(win, size, &num);
