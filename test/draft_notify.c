@@ -22,7 +22,9 @@
  *     count, a bad rank; MPI_PROC_NULL does nothing;
  *   - the bounds: MPI_WIN_NOTIFY_NUMSB, _NUMUB, _VALUE_UB, and
  *     mpi_assert_max_num_notify at creation, in MPI_Win_get_info, held by
- *     MPI_Win_set_num_notify and MPIX_Win_create_notify.
+ *     MPI_Win_set_num_notify and MPIX_Win_create_notify;
+ *   - beyond the draft, which allows passive-target epochs only: a draft
+ *     put in a fence epoch counts as MPIX_Put_notify does.
  * Argument: N, notified puts in the reset race (default 2000). */
 #include <limits.h>
 #include "na_test.h"
@@ -50,7 +52,7 @@ static MPI_Count wait_counter(MPI_Win win, int idx, MPI_Count want)
 /* the counter bounds, on a window created with mpi_assert_max_num_notify
  * 3 at every process but process 0, whose value is no count: ignored there
  * (a hint not understood), without failing the collective creation */
-static void bounds(int rank)
+static void bounds(int rank, int size)
 {
     int64_t *base;
     MPI_Win win;
@@ -93,6 +95,18 @@ static void bounds(int rank)
     CHECK(flag == 3, "count after the refusals: %d", flag);
     rc = MPI_Win_set_attr(win, MPI_WIN_NOTIFY_NUMUB, &flag);
     expect_class(rc, MPI_ERR_KEYVAL, "MPI_Win_set_attr(MPI_WIN_NOTIFY_NUMUB)");
+
+    /* beyond the draft (passive target only): a fence epoch, as for
+     * MPIX_Put_notify; the counter is the target's last */
+    int64_t mine = 500 + rank;
+    base[0] = -1;
+    MPI_OK(MPI_Win_fence(0, win));
+    MPI_OK(MPI_Put_notify(&mine, 1, MPI_INT64_T, (rank + 1) % size, 0, 1, MPI_INT64_T, 2, win));
+    MPI_OK(MPI_Win_fence(0, win));
+    MPI_Count v = wait_counter(win, 2, 1);
+    int prev = (rank + size - 1) % size;
+    CHECK(v == 1 && base[0] == 500 + prev, "fence epoch: counter %lld, data %lld",
+          (long long) v, (long long) base[0]);
     MPI_OK(MPI_Win_free(&win));
 }
 
@@ -308,6 +322,6 @@ int main(int argc, char **argv)
 
     MPI_OK(MPI_Request_free(&nreq));
     MPI_OK(MPI_Win_free(&win));
-    bounds(rank);
+    bounds(rank, size);
     return na_finish();
 }
