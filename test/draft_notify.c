@@ -91,6 +91,9 @@ static void bounds(int rank, int size)
     expect_class(rc, rank == 0 ? MPI_ERR_OTHER : MPI_ERR_ARG, "4 counters, 3 asserted");
     rc = MPIX_Win_create_notify(win, 4);
     expect_class(rc, rank == 0 ? MPI_ERR_OTHER : MPI_ERR_COUNT, "MPIX: 4 counters, 3 asserted");
+    /* a negative count at one process: every process fails, none waits */
+    rc = MPIX_Win_create_notify(win, rank == 0 ? -1 : 2);
+    expect_class(rc, rank == 0 ? MPI_ERR_ARG : MPI_ERR_OTHER, "MPIX: -1 counters at process 0");
     MPI_OK(MPI_Win_get_num_notify(win, rank, &flag));
     CHECK(flag == 3, "count after the refusals: %d", flag);
     rc = MPI_Win_set_attr(win, MPI_WIN_NOTIFY_NUMUB, &flag);

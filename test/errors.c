@@ -191,6 +191,21 @@ int main(int argc, char **argv)
           "want 3 and 1", win_errs, comm_errs);
     MPI_OK(MPI_Wait(&mixed[0], MPI_STATUS_IGNORE));
     MPI_OK(MPI_Request_free(&mixed[0]));
+    /* a window whose handler was never set defers to MPI_COMM_WORLD's, as
+     * every window error does in MPICH */
+    MPI_Win win2;
+    int *base2;
+    MPI_OK(MPI_Win_allocate(sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &base2,
+                            &win2));
+    MPI_Request req2;
+    MPI_OK(MPI_Notify_init(win2, peer, 3, 1, &req2));
+    rc = MPI_Cancel(&req2);
+    expect(rc, MPI_ERR_REQUEST, NULL, "cancel of an inactive request, no window handler set");
+    CHECK(win_errs == 3 && comm_errs == 2, "MPI_Cancel on a request of a window without a "
+          "handler: %d errors to the window's handler, %d to MPI_COMM_WORLD's; want 3 and 2",
+          win_errs, comm_errs);
+    MPI_OK(MPI_Request_free(&req2));
+    MPI_OK(MPI_Win_free(&win2));
     MPI_OK(MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN));
     MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
     MPI_OK(MPI_Errhandler_free(&weh));

@@ -1,4 +1,9 @@
 /*
+ * Copyright (C) the Notified Access MPICH authors.
+ *     See COPYRIGHT in top-level directory.
+ */
+
+/*
  * Notified Access, counter dialect (MPIX_Win_create_notify, MPIX_Put_notify,
  * MPIX_Get_notify, MPIX_Win_get_notify ...; src/binding/c/notify_api.txt).
  *
@@ -132,13 +137,17 @@ static int counters_ub(MPIR_Win * win)
     return nw && nw->assert_max > 0 ? nw->assert_max : MPIR_NOTIFY_TAG_MAX + 1;
 }
 
-/* MPI_SUCCESS, or an error of class errclass if n counters cannot be
- * attached */
+/* MPI_SUCCESS, or an error if n counters cannot be attached: MPI_ERR_ARG
+ * for n < 0, else of class errclass.  Checked here, not by the binding, so
+ * that one process's bad count fails the collective everywhere instead of
+ * leaving the others in it. */
 static int counters_fit(MPIR_Win * win, int n, int errclass)
 {
     int ub = counters_ub(win);
     if (n >= 0 && n <= ub)
         return MPI_SUCCESS;
+    if (n < 0)
+        errclass = MPI_ERR_ARG;
     if (n > 0 && ub < MPIR_NOTIFY_TAG_MAX + 1)
         return MPIR_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, __func__, __LINE__,
                                     errclass, "**notifyassertmax", "**notifyassertmax %d %d", n,
@@ -268,7 +277,7 @@ int MPIR_Win_get_notify_impl(MPIR_Win * win, int notification_idx, MPI_Count * v
      * everything else.  A value the caller has not seen yet (raised by
      * progress in another call, as a flush's that took in the reply of a
      * ping-pong) is news enough: a round there costs the netmods system
-     * calls, 1.8 us of a tcp round trip, and the next read makes it. */
+     * calls, and the next read makes it. */
     struct MPIR_Notify_win *nw = win->notify;
     MPI_Count *c = &nw->counters[notification_idx], before = *c;
     mpi_errno = MPID_Notify_poll(win);
