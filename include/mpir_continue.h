@@ -1,4 +1,9 @@
 /*
+ * Copyright (C) the Notified Access MPICH authors.
+ *     See COPYRIGHT in top-level directory.
+ */
+
+/*
  * Continuations (MPIX_Continue_init, MPIX_Continue, MPIX_Continueall), as
  * upstream MPICH spells them (pmodels/mpich PR #7164): a callback that runs
  * once a set of operation requests has completed, registered with a

@@ -1,4 +1,9 @@
 /*
+ * Copyright (C) the Notified Access MPICH authors.
+ *     See COPYRIGHT in top-level directory.
+ */
+
+/*
  * Notified Access: device-independent part (requests, matching, ordering).
  *
  * A notification is produced by MPI_Put_notify / MPI_Get_notify at the origin,

@@ -1,4 +1,9 @@
 /*
+ * Copyright (C) the Notified Access MPICH authors.
+ *     See COPYRIGHT in top-level directory.
+ */
+
+/*
  * Deferred calls (src/mpi/request/request_callback.c): user functions that
  * MPICH's progress engine calls at its next round, outside the global
  * critical section.  Continuations (include/mpir_continue.h) run from the

@@ -1,4 +1,9 @@
 /*
+ * Copyright (C) the Notified Access MPICH authors.
+ *     See COPYRIGHT in top-level directory.
+ */
+
+/*
  * libnatasks: the completion of an OpenMP task bound to MPI requests.
  *
  * Where it happens:
@@ -44,9 +49,8 @@
 #include <time.h>
 
 /* Pause of the progress thread between polls, in microseconds (0: yield
- * only).  make bench-tasks, 2 ranks x 2 threads on 2 cores: 0 gave the
- * shortest times of 0, 10, 50 and 200 for both Gauss-Seidel and streaming
- * (doc/benchmarks.md, "tasks (issue 19)"); a pause only delays completions. */
+ * only).  No pause gave the shortest times in make bench-tasks
+ * (doc/benchmarks.md); a pause only delays completions. */
 #define NA_DEFAULT_PERIOD_US 0
 
 enum polling { POLL_THREAD, POLL_TASK };

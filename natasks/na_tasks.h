@@ -1,4 +1,9 @@
 /*
+ * Copyright (C) the Notified Access MPICH authors.
+ *     See COPYRIGHT in top-level directory.
+ */
+
+/*
  * libnatasks: OpenMP tasks that wait for MPI requests without blocking a core.
  *
  *   omp_event_handle_t ev;

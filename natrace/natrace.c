@@ -1,4 +1,9 @@
 /*
+ * Copyright (C) the Notified Access MPICH authors.
+ *     See COPYRIGHT in top-level directory.
+ */
+
+/*
  * natrace: a tracer of Notified Access, as any MPI tool would write one.
  *
  * Through the profiling interface (PMPI) it wraps MPI_Init / MPI_Init_thread

@@ -1,4 +1,9 @@
 /*
+ * Copyright (C) the Notified Access MPICH authors.
+ *     See COPYRIGHT in top-level directory.
+ */
+
+/*
  * MPI_T events of Notified Access (source "notify"): what a tracer or
  * profiler sees through the standard MPI_T event interface.
  *

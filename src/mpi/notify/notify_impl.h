@@ -1,4 +1,9 @@
 /*
+ * Copyright (C) the Notified Access MPICH authors.
+ *     See COPYRIGHT in top-level directory.
+ */
+
+/*
  * Notified Access, device-independent side: what the files of
  * src/mpi/notify/ share and no one else sees.  The per-window state
  * (struct MPIR_Notify_win, created on first use and hung on

@@ -1,4 +1,9 @@
 /*
+ * Copyright (C) the Notified Access MPICH authors.
+ *     See COPYRIGHT in top-level directory.
+ */
+
+/*
  * Notified Access: issue order per (window, origin).  Origins stamp each
  * notified access with a per-(window, target) sequence number
  * (MPIR_Notify_next_seq, or MPIR_Notify_take_seq inline); arrivals ahead of

@@ -1,4 +1,9 @@
 /*
+ * Copyright (C) the Notified Access MPICH authors.
+ *     See COPYRIGHT in top-level directory.
+ */
+
+/*
  * Notified Access: the path table as users and tools see it.
  *
  * The table itself (which path carries a window's notified accesses to each

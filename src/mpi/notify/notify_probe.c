@@ -1,4 +1,9 @@
 /*
+ * Copyright (C) the Notified Access MPICH authors.
+ *     See COPYRIGHT in top-level directory.
+ */
+
+/*
  * Notified Access: MPIX_Notify_iprobe and MPIX_Notify_probe
  * (src/binding/c/notify_api.txt).  They look at the window's unexpected
  * queue (MPIR_Notify_peek in notify_queue.c) after taking in what has arrived,

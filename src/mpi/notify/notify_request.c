@@ -1,4 +1,9 @@
 /*
+ * Copyright (C) the Notified Access MPICH authors.
+ *     See COPYRIGHT in top-level directory.
+ */
+
+/*
  * Notified Access: persistent notification requests (MPI_Notify_init,
  * MPIR_REQUEST_KIND__NOTIFY): start, wait and test (with their paced
  * rounds of progress), cancel, free and status.  Matching is in
@@ -137,10 +142,10 @@ int MPIR_Notify_start(MPIR_Request * req)
  * system call on some) only when one is due: every
  * MPIR_CVAR_NOTIFY_PROGRESS_INTERVAL-th poll it reads the clock, and a round
  * is due once PACE times the window's last round has passed since that
- * round ended.  A count of polls alone made waiters spend half their time
- * in rounds where a round is slow, and see cells late by part of one;
- * paced by time, the share stays at most 1/(PACE + 1) whatever a round
- * costs on this machine, and a round still comes every few microseconds. */
+ * round ended.  Paced by a count of polls alone, waiters would spend much
+ * of their time in rounds where a round is slow, and see cells late by part
+ * of one; paced by time, the share stays at most 1/(PACE + 1) whatever a
+ * round costs on this machine, and rounds still come often. */
 #define PACE 15
 
 static double now_s(void)
@@ -164,8 +169,8 @@ bool MPIR_Notify_progress_due(MPIR_Win * win, unsigned *polls)
         return true;
     if (!polls)
         polls = &nw->counter_polls;
-    /* a compare, not a modulo: a division by a variable is the dearest
-     * instruction of a poll (perf, shm ping-pong, 2026-11-28) */
+    /* a compare, not a modulo: a division by a variable would be the
+     * dearest instruction of a poll */
     if (++*polls < (unsigned) MPIR_CVAR_NOTIFY_PROGRESS_INTERVAL)
         return false;
     *polls = 0;

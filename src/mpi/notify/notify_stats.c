@@ -1,4 +1,9 @@
 /*
+ * Copyright (C) the Notified Access MPICH authors.
+ *     See COPYRIGHT in top-level directory.
+ */
+
+/*
  * Notified Access statistics: what a window's notify state counted at this
  * process (struct MPIR_Notify_stats in include/mpir_notify.h, kept by
  * notify_order.c and notify_queue.c), as MPI_T performance variables bound to the window

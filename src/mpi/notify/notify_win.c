@@ -1,4 +1,9 @@
 /*
+ * Copyright (C) the Notified Access MPICH authors.
+ *     See COPYRIGHT in top-level directory.
+ */
+
+/*
  * Notified Access: a window's notify state (notify_impl.h), its path table
  * (which transport path carries the notified accesses to each target, read
  * through MPI_T in notify_path.c) and its end at MPI_Win_free.

@@ -1,4 +1,9 @@
 /*
+ * Copyright (C) the Notified Access MPICH authors.
+ *     See COPYRIGHT in top-level directory.
+ */
+
+/*
  * Continuations: MPIX_Continue_init, MPIX_Continue, MPIX_Continueall, with
  * upstream MPICH's names, flags and callback type (include/mpir_continue.h),
  * and MPIX_Request_on_complete as a layer over them.

@@ -1,4 +1,9 @@
 /*
+ * Copyright (C) the Notified Access MPICH authors.
+ *     See COPYRIGHT in top-level directory.
+ */
+
+/*
  * Deferred calls (include/mpir_request_callback.h): user functions that
  * must not run inside the code that found them due (a transport's handler,
  * the matching code, a request's completion) wait on one list for the next

@@ -1,4 +1,9 @@
 /*
+ * Copyright (C) the Notified Access MPICH authors.
+ *     See COPYRIGHT in top-level directory.
+ */
+
+/*
  * Notified Access: the paths and reasons ch4 adds to the path table
  * (include/mpir_notify.h, which includes this file: every device supplies
  * one).  ch4's own paths are here; each transport lists its words in its

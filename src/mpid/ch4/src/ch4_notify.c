@@ -1,4 +1,9 @@
 /*
+ * Copyright (C) the Notified Access MPICH authors.
+ *     See COPYRIGHT in top-level directory.
+ */
+
+/*
  * Notified Access in ch4: MPID entry points.
  *
  * Produced here (origin) and handed, like MPI_Put and MPI_Get in ch4_rma.h,

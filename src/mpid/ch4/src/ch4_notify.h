@@ -1,4 +1,9 @@
 /*
+ * Copyright (C) the Notified Access MPICH authors.
+ *     See COPYRIGHT in top-level directory.
+ */
+
+/*
  * Notified Access in ch4, for ch4's own files: what the device does around
  * its transports (ch4_notify.c).
  */
@@ -58,9 +63,9 @@ MPL_STATIC_INLINE_PREFIX bool MPIDI_Notify_put_asks(bool ask, uint64_t issued, u
 /* A window by MPICH's id, for the transports whose messages name their
  * window by it (the node's rings, eager messages): a stream of
  * notifications mostly repeats the last window, and a lookup in MPICH's
- * window map (a hash) costs about 100 instructions where this compare
- * costs a few.  Its owner forgets a window when the window is freed: the
- * id may come back with a new window (context ids are reused). */
+ * window map (a hash) costs far more than this compare.  Its owner forgets
+ * a window when the window is freed: the id may come back with a new
+ * window (context ids are reused). */
 typedef struct {
     uint64_t id;
     MPIR_Win *win;              /* NULL: none */

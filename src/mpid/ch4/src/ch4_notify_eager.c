@@ -1,4 +1,9 @@
 /*
+ * Copyright (C) the Notified Access MPICH authors.
+ *     See COPYRIGHT in top-level directory.
+ */
+
+/*
  * Notified Access: the eager-message path (see ch4_notify_eager.h).
  *
  * Produced: MPIDI_Notify_eager_put, one message of header and data.
@@ -34,14 +39,13 @@ typedef MPIDI_Notify_eager_hdr_t eager_hdr_t;
  * counting the one that received the put, and counted again from each
  * later put of the same origin while it is the only one owed: an origin
  * that is still putting needs an answer for its last put, so a burst of
- * puts before a flush is answered once, on the target's reply (doc/
- * benchmarks.md, 2026-11-28, fourth session: with 3 rounds from the first
- * put, two 1 KiB puts before a flush over tcp took 22 us against 17 us for
- * two MPI_Isend, as the answer went alone before the second put arrived).
+ * puts before a flush is answered once, on the target's reply (with too
+ * few rounds the answer goes alone before the burst's next put arrives,
+ * and the burst costs more than as many MPI_Isend: doc/benchmarks.md).
  * Sixteen outlast the gap between two puts of a burst there (a send is a
- * system call of several microseconds), and MPI_Win_flush's own final poll
- * (which, with too few, sent the answer just before the process's next put
- * could carry it; the UCX path measured the same, ucx_notify.c).  Counted in
+ * system call), and MPI_Win_flush's own final poll (which, with too few,
+ * sends the answer just before the process's next put could carry it; the
+ * same holds on the UCX path, ucx_notify.c).  Counted in
  * the netmod's progress, not by an MPICH progress hook: MPIDIG's
  * synchronisation calls wait with the netmod's progress alone, and two
  * processes flushing towards each other each owe the other its answer. */
@@ -55,8 +59,8 @@ typedef MPIDI_Notify_eager_hdr_t eager_hdr_t;
  * call, not one per put.  Not later: a target that computes after the
  * notification would hold the origin's flush until its next MPI call, and
  * a pipeline (the origin computes the next item while the target works on
- * this one) ran its two halves in turn (doc/benchmarks.md, 2026-11-28,
- * seventh session).  Answers deferred for other origins keep their count. */
+ * this one) would run its two halves in turn (doc/benchmarks.md).  Answers
+ * deferred for other origins keep their count. */
 static bool at_once_due;
 
 static int handler_id = -1;

@@ -1,4 +1,9 @@
 /*
+ * Copyright (C) the Notified Access MPICH authors.
+ *     See COPYRIGHT in top-level directory.
+ */
+
+/*
  * Notified Access: the eager-message path (ch4_notify_eager.c).
  *
  * A notified put is one MPICH active message (MPIDI_NM_am_isend, eager

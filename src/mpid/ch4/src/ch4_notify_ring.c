@@ -1,4 +1,9 @@
 /*
+ * Copyright (C) the Notified Access MPICH authors.
+ *     See COPYRIGHT in top-level directory.
+ */
+
+/*
  * Notified Access, node-local fast path: notification rings.
  * See ch4_notify_ring.h for the protocol and who uses it, notify_ring.h for
  * the ring and its memory ordering, doc/design.md for the whole picture.
@@ -326,12 +331,11 @@ int MPIDI_Notify_complete_request(MPIR_Request ** req)
 
 /* Copies of at most this many contiguous bytes claim their cell first (the
  * claim's atomic then does not wait for the copy's stores to leave the
- * core, which costs a shared-memory ping-pong a fifth of its time); longer
- * or datatype copies claim it after, so that the consumer, which takes
- * cells in order, never waits behind a long copy for the cells of other
- * origins.  Measured (doc/benchmarks.md, "The node at every size"): 2 KiB
- * gains from claiming first, 4 KiB, where glibc's memcpy turns to
- * `rep movsb`, loses. */
+ * core, a large part of a shared-memory ping-pong); longer or datatype
+ * copies claim it after, so that the consumer, which takes cells in order,
+ * never waits behind a long copy for the cells of other origins.  Claiming
+ * first stops paying where glibc's memcpy turns to `rep movsb`
+ * (doc/benchmarks.md, "The node at every size"). */
 #define CLAIM_FIRST_MAX 2048
 
 /* Both sides non-contiguous with pieces of at least this many bytes on

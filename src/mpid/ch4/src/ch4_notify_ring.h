@@ -1,4 +1,9 @@
 /*
+ * Copyright (C) the Notified Access MPICH authors.
+ *     See COPYRIGHT in top-level directory.
+ */
+
+/*
  * Notified Access, node-local fast path: notification rings in a segment
  * shared by the processes of a node (ch4_notify_ring.c).
  *

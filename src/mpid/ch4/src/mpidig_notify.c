@@ -1,4 +1,9 @@
 /*
+ * Copyright (C) the Notified Access MPICH authors.
+ *     See COPYRIGHT in top-level directory.
+ */
+
+/*
  * Notified Access, the generic path at the target: the points of MPICH's
  * active-message put, get and accumulates where the access is complete there
  * (called from mpidig_rma_callbacks.c; the origin side is mpidig_notify.h).

@@ -1,4 +1,9 @@
 /*
+ * Copyright (C) the Notified Access MPICH authors.
+ *     See COPYRIGHT in top-level directory.
+ */
+
+/*
  * Notified Access, the generic path: MPICH's active-message RMA protocol
  * (mpidig_rma.h) with a notification (MPIR_Notify_hdr_t: tag and sequence
  * number) in the put, get, accumulate and compare-and-swap headers.  It works for every transport, window

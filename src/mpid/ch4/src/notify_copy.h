@@ -1,4 +1,9 @@
 /*
+ * Copyright (C) the Notified Access MPICH authors.
+ *     See COPYRIGHT in top-level directory.
+ */
+
+/*
  * Notified Access: copying between private memory and a node-shared
  * segment (the rings' puts and gets, on ch4:ofi and ch4:ucx).
  *

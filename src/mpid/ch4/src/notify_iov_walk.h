@@ -1,4 +1,9 @@
 /*
+ * Copyright (C) the Notified Access MPICH authors.
+ *     See COPYRIGHT in top-level directory.
+ */
+
+/*
  * Notified Access: the contiguous pieces of (buf, count, datatype), a few
  * at a time, for accesses that move non-contiguous data piece by piece
  * without packing it (the libfabric path's writes, the rings' copies).

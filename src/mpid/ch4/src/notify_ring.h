@@ -1,4 +1,9 @@
 /*
+ * Copyright (C) the Notified Access MPICH authors.
+ *     See COPYRIGHT in top-level directory.
+ */
+
+/*
  * Bounded multi-producer / single-consumer ring of 64-byte cells.  Plain
  * C11: the shared-memory notification path (ch4_notify_ring.c) keeps one per
  * process, for all its windows, in a segment shared by the processes of a

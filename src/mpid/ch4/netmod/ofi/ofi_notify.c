@@ -1,46 +1,19 @@
 /*
- * Notified Access over libfabric (ch4:ofi).
- *
- * Produced: MPIDI_OFI_notify_access, here (called from ch4_notify.c for
- * targets reached through the netmod).  Carried: 64 bits of remote CQ data
- * on an RMA write into the target's window (fi_inject_writedata, or
- * fi_writemsg with FI_REMOTE_CQ_DATA; ofi_notify_wire.c).  Decoded:
- * MPIDI_OFI_notify_cq_data (ofi_notify_wire.c), called by the CQ handler
- * (ofi_progress.h) for remote-write completions with CQ data, then matched
- * by MPIR_Notify_arrive_in_order (src/mpi/notify/notify_order.c).
- *
- * Wire format of the CQ data word: ofi_notify_word.h (window slot, origin
- * rank, tag, bytes; length words for large counts).  The slot is a
- * per-window number agreed at window creation (ofi_notify_win.c), so the
- * target finds the window without a lookup table keyed by 64-bit window ids.
- *
- * Order (non-overtaking per origin, target and window) is chosen at window
- * creation.  Where the provider executes RMA writes in order (FI_ORDER_WAW),
- * a write's target completion is reported after every earlier write from the
- * same origin is in place ("provider" ordering).  Hence
- *   - a contiguous put is one write that carries its notification;
- *   - a non-contiguous put writes its pieces, then a zero-byte write carries
- *     the notification: it lands after every piece (datatypes of small
- *     pieces go as MPICH's AM put, notified when its request completes);
- *   - a get reads, then a zero-byte write notifies.  With FI_ORDER_WAR the
- *     write may follow the read at once; otherwise it is sent when the read
- *     has completed at the origin.  Meanwhile later notifications to the same
- *     target wait behind it in a per-target queue (their data goes at once).
- * Where it does not (the shm provider, or MPIR_CVAR_NOTIFY_OFI_ORDERING=
- * completion), "completion" ordering: every access whose notification is not
- * on its own data write is issued with FI_DELIVERY_COMPLETE and a request,
- * and a notification-carrying write goes out only when its own data and the
- * previous notification-carrying write to that target are delivery-complete,
- * one at a time per (window, target).  The target's completion queue then
- * sees them in issue order.
- * A (window, target) pair uses one path for the window's lifetime (the
- * window's path table, filled by ofi_notify_win.c), so the libfabric and
- * generic paths never race each other.
- * Contiguous puts above the provider's inject size, whose writes the tcp
- * provider acknowledges before the target sees them, go as one eager
- * active message instead (maybe_eager, ch4_notify_eager.h); they carry
- * sequence numbers, and no write notifies a target while such a put to it
- * is unanswered.
+ * Copyright (C) the Notified Access MPICH authors.
+ *     See COPYRIGHT in top-level directory.
+ */
+
+/*
+ * Notified Access over libfabric (ch4:ofi): the origin's accesses
+ * (MPIDI_OFI_notify_access, from ch4_notify.c).  A contiguous put is one
+ * RMA write whose remote CQ data carries the notification
+ * (ofi_notify_wire.c, ofi_notify_word.h): the target finds it in its
+ * completion queue, with no message of its own.  Gets, non-contiguous puts
+ * and accumulates are followed by a separate word, kept in issue order
+ * (ofi_notify_order.c) by the ordering chosen at window creation
+ * (ofi_notify_win.c).  Puts above the inject size, whose writes tcp
+ * acknowledges before the target sees them, go as eager messages
+ * (ch4_notify_eager.h).  The protocol and its reasons: doc/design.md.
  */
 
 #include "mpidimpl.h"

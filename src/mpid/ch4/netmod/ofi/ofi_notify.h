@@ -1,4 +1,9 @@
 /*
+ * Copyright (C) the Notified Access MPICH authors.
+ *     See COPYRIGHT in top-level directory.
+ */
+
+/*
  * Notified Access over libfabric (ch4:ofi): a notified put is one RMA write
  * that carries 64 bits of remote CQ data; the target finds it in its
  * completion queue (no op_context) and hands it to the matching code.

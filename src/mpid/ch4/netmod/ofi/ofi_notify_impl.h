@@ -1,4 +1,9 @@
 /*
+ * Copyright (C) the Notified Access MPICH authors.
+ *     See COPYRIGHT in top-level directory.
+ */
+
+/*
  * Notified Access over libfabric: what ofi_notify.c (accesses),
  * ofi_notify_wire.c (the CQ data words: sent, received; the eager path's
  * write carrier),

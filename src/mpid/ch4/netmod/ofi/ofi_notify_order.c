@@ -1,4 +1,9 @@
 /*
+ * Copyright (C) the Notified Access MPICH authors.
+ *     See COPYRIGHT in top-level directory.
+ */
+
+/*
  * Notified Access over libfabric: notifications in issue order.  Where a
  * notification cannot ride on its own data write (gets, non-contiguous
  * puts, everything under completion ordering), its words wait in a queue

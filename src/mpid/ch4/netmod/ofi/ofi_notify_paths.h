@@ -1,4 +1,9 @@
 /*
+ * Copyright (C) the Notified Access MPICH authors.
+ *     See COPYRIGHT in top-level directory.
+ */
+
+/*
  * Notified Access, libfabric netmod: its path and the reasons a window's
  * target has or lacks it, for the path table (ch4's mpid_notify_paths.h).
  */

@@ -1,8 +1,13 @@
 /*
+ * Copyright (C) the Notified Access MPICH authors.
+ *     See COPYRIGHT in top-level directory.
+ */
+
+/*
  * Notified Access over libfabric: the tagged carrier of eager messages
  * (ch4_notify_eager.h).  The eager path's active messages cost more than a
  * tagged message of the same size on tcp;ofi_rxm (MPICH's pack copy, its
- * multi-receive buffers: doc/benchmarks.md, 2026-11-27); this carrier
+ * multi-receive buffers: doc/benchmarks.md); this carrier
  * sends header and data as one tagged message from where they lie (two
  * iovecs), into receives this process keeps posted.
  *
@@ -13,7 +18,7 @@
  * the remote CQ data (ofi_notify_word.h's compact header), the message is
  * the data alone, as an MPI_Send's is, so that a put of MPICH's whole
  * short-send size is still one eager message of the provider's (16 KiB on
- * tcp;ofi_rxm, whose rendezvous took three times as long); otherwise the
+ * tcp;ofi_rxm, whose rendezvous is much slower); otherwise the
  * header goes first in the payload.  Compact messages carry their answer
  * as an increment, which holds because tagged messages between two
  * processes keep their order (MPI's own matching needs that of the
@@ -61,11 +66,11 @@ typedef struct {
 static rx_t *rx;
 static size_t rx_size;
 /* Receives whose message has been delivered, not yet posted again.  Posting
- * (fi_trecv) cost 297 instructions a message on sockets, between the
- * arrival of a notification and the receiver's next call, typically its
- * reply (doc/benchmarks.md, thirteenth session); a round of progress later
- * the process is waiting anyway.  Order needs no care: the provider keeps
- * messages it has no receive for in arrival order. */
+ * (fi_trecv) at once would put its cost between the arrival of a
+ * notification and the receiver's next call, typically its reply
+ * (doc/benchmarks.md); a round of progress later the process is waiting
+ * anyway.  Order needs no care: the provider keeps messages it has no
+ * receive for in arrival order. */
 static rx_t **idle;             /* the older first */
 static int nidle, nfresh, nposted;      /* nfresh: the last nidle, added since
                                          * the last repost */
@@ -186,10 +191,9 @@ static int carrier_send(MPIR_Win * win, int target, const MPIDI_Notify_eager_hdr
     /* The answer, not the provider, says the put is done at the target:
      * completion when the buffers may be reused is all a send needs.  Asked
      * for more, sockets answers every send with a message of its own, on the
-     * target's critical path (doc/benchmarks.md, 2026-11-28, fourth
-     * session).  Without sreq, an injected message asks for none at all
-     * (MPICH binds its CQ with FI_SELECTIVE_COMPLETION), as MPI_Send's
-     * fi_tinjectdata. */
+     * target's critical path (doc/benchmarks.md).  Without sreq, an injected
+     * message asks for none at all (MPICH binds its CQ with
+     * FI_SELECTIVE_COMPLETION), as MPI_Send's fi_tinjectdata. */
     uint64_t flags = (sreq ? FI_COMPLETION : 0) | FI_INJECT_COMPLETE;
 
     if (compact) {

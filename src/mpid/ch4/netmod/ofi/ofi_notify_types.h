@@ -1,4 +1,9 @@
 /*
+ * Copyright (C) the Notified Access MPICH authors.
+ *     See COPYRIGHT in top-level directory.
+ */
+
+/*
  * Notified Access over libfabric: state shared by ofi_notify.c (accesses,
  * ordering, CQ data) and ofi_notify_win.c (window set-up).  The global part
  * lives in MPIDI_OFI_global.notify.

@@ -1,4 +1,9 @@
 /*
+ * Copyright (C) the Notified Access MPICH authors.
+ *     See COPYRIGHT in top-level directory.
+ */
+
+/*
  * Notified Access over libfabric: window set-up.
  *
  * At window creation (the OFI window hooks, collective) the members agree
@@ -93,19 +98,17 @@ cvars:
 #define PATH_ON (-1)            /* off_reason of a window the path can serve */
 
 /* Where the eager message leads the write, per provider, from
- * bench/eager-table.sh and the ping-pong (doc/benchmarks.md): on tcp, over
- * loopback and across two hosts (the namespaces), the active message leads
- * from above the inject size up to 4 KiB, in 6 of 8 tables at 8 KiB and
- * ties at 16 KiB (tcp answers every write that is not injected); the tagged
- * carrier leads up to the largest eager message (12 KiB and 16,000 B:
- * 2026-11-28).  Sockets answers every write, injected or not, and every
- * send that asks for more than inject completion: the tagged carrier, which
- * asks for no more (its answer is the eager path's own), leads at every
- * size, and active messages (MPICH's sends) at none.  Providers not
+ * bench/eager-table.sh and the ping-pong (doc/benchmarks.md): on tcp, which
+ * answers every write that is not injected, the active message leads from
+ * above the inject size to about 8 KiB, and the tagged carrier up to the
+ * largest eager message.  Sockets answers every write, injected or not, and
+ * every send that asks for more than inject completion: the tagged carrier,
+ * which asks for no more (its answer is the eager path's own), leads at
+ * every size, and active messages (MPICH's sends) at none.  Providers not
  * measured get tcp's range.  Eager writes (tcp's default, ofi_notify_wire.c)
  * lead at every size their word holds: a write asked for inject completion
  * only is not acknowledged, and lands without the message's copy at the
- * target (doc/benchmarks.md, 2026-11-29, eleventh session). */
+ * target. */
 static void default_eager_range(MPI_Aint * lo, MPI_Aint * hi)
 {
     const char *prov = MPIDI_OFI_global.prov_use[0]->fabric_attr->prov_name;

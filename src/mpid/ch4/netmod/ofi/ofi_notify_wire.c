@@ -1,4 +1,9 @@
 /*
+ * Copyright (C) the Notified Access MPICH authors.
+ *     See COPYRIGHT in top-level directory.
+ */
+
+/*
  * Notified Access over libfabric: the remote CQ data words on the wire.
  * Sent: a write into the target's window that carries one word
  * (MPIDI_OFI_notify_write, MPIDI_OFI_notify_emit_word).  Received:
@@ -96,10 +101,9 @@ cvars:
         that asks the provider for transmit completion, which tcp
         acknowledges; smaller ones ask for inject completion only.  -1: 640
         KiB to a target on this host (the same IP address: the loopback
-        device), none to other hosts; over loopback tcp moved
-        unacknowledged writes of 640 KiB to 1 MiB at half the rate of
-        acknowledged ones, across two hosts 4 % faster (doc/benchmarks.md,
-        fourteenth session).  0 or more: that size and more, to every
+        device), none to other hosts: over loopback tcp moves large
+        writes faster acknowledged, across two hosts unacknowledged
+        (doc/benchmarks.md).  0 or more: that size and more, to every
         target (a size above the largest eager write: none).
 
 === END_MPI_T_CVAR_INFO_BLOCK ===
@@ -158,9 +162,9 @@ static int write_msg(MPIR_Win * win, int target, const void *buf, size_t len, ui
 
 /* Whether target has this process's IP address: it is on this host, and
  * tcp reaches it through the loopback device, whose 64 KiB segments make a
- * 1 MiB write a few more than tcp's congestion window.  Asked only for
- * writes that would be acknowledged there, which take tens of
- * microseconds: no cache. */
+ * large write outgrow tcp's congestion window.  Asked only for writes that
+ * would be acknowledged there, which cost far more than the lookup: no
+ * cache. */
 static bool target_on_host(MPIR_Win * win, int target)
 {
     struct sockaddr_storage me, it;
@@ -204,10 +208,9 @@ static int write_send(MPIR_Win * win, int target, const MPIDI_Notify_eager_hdr_t
     /* Inject completion only: asked for more, tcp acknowledges the write
      * before the target reports it, on the reply's path; the eager path's
      * answer says the put is done at the target.  But a large write to a
-     * target on this host goes faster acknowledged: over loopback tcp's
-     * congestion window stayed below a 1 MiB write without the
-     * acknowledgements (12 segments of 64 KiB against 15 with them, ss
-     * -ti), and each write waited a round trip for the rest (write_acked).
+     * target on this host goes faster acknowledged: over loopback, without
+     * the acknowledgements, tcp's congestion window stays below such a
+     * write, and each write waits a round trip for the rest (write_acked).
      * Without sreq (no MPI_Rput_notify) the write reports no completion
      * (MPICH binds its CQ with FI_SELECTIVE_COMPLETION): the window's
      * counter, which counts it either way, is what flush_local waits for. */

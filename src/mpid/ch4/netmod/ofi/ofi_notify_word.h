@@ -1,4 +1,9 @@
 /*
+ * Copyright (C) the Notified Access MPICH authors.
+ *     See COPYRIGHT in top-level directory.
+ */
+
+/*
  * The 64-bit remote-CQ-data word of the libfabric notification path
  * (ofi_notify.c): encoded at the origin, decoded at the target.
  *

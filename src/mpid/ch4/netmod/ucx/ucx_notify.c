@@ -1,4 +1,9 @@
 /*
+ * Copyright (C) the Notified Access MPICH authors.
+ *     See COPYRIGHT in top-level directory.
+ */
+
+/*
  * Notified Access over UCX (ch4:ucx): a notified put is one UCX active
  * message, a notified get a request message answered with the data.
  *

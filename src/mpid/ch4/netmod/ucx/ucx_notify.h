@@ -1,4 +1,9 @@
 /*
+ * Copyright (C) the Notified Access MPICH authors.
+ *     See COPYRIGHT in top-level directory.
+ */
+
+/*
  * Notified Access over ch4:ucx, ch4's netmod API (ch4_api.txt): puts and
  * gets over UCX active messages where the window's path table says ucx-am
  * (ucx_notify.c), over the shared-memory rings where it says ring

@@ -1,4 +1,9 @@
 /*
+ * Copyright (C) the Notified Access MPICH authors.
+ *     See COPYRIGHT in top-level directory.
+ */
+
+/*
  * Notified Access over UCX: remote completion.  The FLUSH/ACK protocol,
  * the answers a put asks for, and their deferral until a message to the
  * origin can carry them (ucx_notify.c describes the protocol; the
@@ -24,11 +29,11 @@ static bool at_once_due;
  * only one owed.  One is too few: MPI_Win_flush ends with a poll of its own
  * (MPIDIG's, for incoming RMA), so an answer deferred by the progress that
  * ended a flush's wait went alone from that poll, just before the
- * process's next put could carry it (in a put + flush ping-pong a third to
- * all of the answers, each followed by DEFER_SKIP more sent at once).  Two
- * were too few for a burst of puts before a flush: the answer went alone
- * before the burst's next put arrived (over tcp a send is a system call of
- * several microseconds; doc/benchmarks.md, 2026-11-28, fourth session). */
+ * process's next put could carry it (in a put + flush ping-pong, many of
+ * the answers, each followed by DEFER_SKIP more sent at once).  Two are too
+ * few for a burst of puts before a flush: the answer goes alone before the
+ * burst's next put arrives (over tcp a send is a system call;
+ * doc/benchmarks.md). */
 #define DEFER_ROUNDS 16
 /* netmod progress calls left before the deferred answers go alone (0:
  * none owed).  Counted in the netmod's progress (ucx_progress.h), not by an

@@ -1,4 +1,9 @@
 /*
+ * Copyright (C) the Notified Access MPICH authors.
+ *     See COPYRIGHT in top-level directory.
+ */
+
+/*
  * Notified Access over UCX: what ucx_notify.c (the origin's accesses),
  * ucx_notify_msg.c (messages and their handlers), ucx_notify_flush.c (the
  * FLUSH/ACK protocol and its deferred answers) and ucx_notify_win.c (window

@@ -1,4 +1,9 @@
 /*
+ * Copyright (C) the Notified Access MPICH authors.
+ *     See COPYRIGHT in top-level directory.
+ */
+
+/*
  * Notified Access over UCX: the messages (ucx_notify_impl.h) and their
  * handlers.  Every notify message arrives in am_recv, under the lock that
  * protects progress: a put's payload goes into window memory (copied, or
@@ -28,10 +33,9 @@ cvars:
         threshold; larger payloads, and all to processes of the node, go
         as UCX chooses.  -1: 131072 where tcp is the only network
         transport of the UCX context and UCX_RNDV_THRESH is not set, else 0
-        (UCX's choice for every payload).  Over loopback tcp UCX's
-        rendezvous took 50-60 us from 8 KiB, an eager message 9 us at
-        8 KiB and 45 at 128 KiB; across two hosts eager messages won to
-        128 KiB and lost at 256 KiB (doc/benchmarks.md, fifteenth session).
+        (UCX's choice for every payload).  Over tcp, on one host and
+        across hosts, UCX's rendezvous costs more than an eager message up
+        to about that size (doc/benchmarks.md).
 
 === END_MPI_T_CVAR_INFO_BLOCK ===
 */
@@ -61,9 +65,9 @@ static ucp_worker_h worker_of(MPIR_Win * win)
 /* ------------------------------------------------------------ sending */
 
 /* Sends' headers live until UCX completes them: kept on a free list (most
- * complete at once, so one or two are reused; malloc and free were a
- * visible part of an 8-byte put's instructions, doc/benchmarks.md, "the UCX
- * fast path").  Under the progress lock, as all here. */
+ * complete at once, so one or two are reused; malloc and free would be a
+ * visible part of a small put's cost, doc/benchmarks.md).  Under the
+ * progress lock, as all here. */
 static send_t *free_sends;
 static int nfree_sends;
 

@@ -1,4 +1,9 @@
 /*
+ * Copyright (C) the Notified Access MPICH authors.
+ *     See COPYRIGHT in top-level directory.
+ */
+
+/*
  * Notified Access, UCX netmod: its path and the reason a window's target
  * has it, for the path table (ch4's mpid_notify_paths.h).
  */

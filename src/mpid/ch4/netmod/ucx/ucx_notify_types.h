@@ -1,4 +1,9 @@
 /*
+ * Copyright (C) the Notified Access MPICH authors.
+ *     See COPYRIGHT in top-level directory.
+ */
+
+/*
  * Notified Access over UCX: the window state and the functions the UCX
  * netmod's own files call (ucx_init.c, ucx_win.c, ucx_win.h); included by
  * ucx_pre.h.  The protocol is in ucx_notify.c.

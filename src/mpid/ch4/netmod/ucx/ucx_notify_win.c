@@ -1,4 +1,9 @@
 /*
+ * Copyright (C) the Notified Access MPICH authors.
+ *     See COPYRIGHT in top-level directory.
+ */
+
+/*
  * Notified Access over UCX: window set-up.  Which path serves each target
  * (the path table: rings to the processes of the node that map the window
  * memory, UCX active messages to the others, else generic), and the

@@ -1,4 +1,9 @@
 /*
+ * Copyright (C) the Notified Access MPICH authors.
+ *     See COPYRIGHT in top-level directory.
+ */
+
+/*
  * Notified Access, shared-memory fast path of the posix module: the
  * window's notification rings (ch4_notify_ring.c) and the accumulate family.
  * See posix_notify.h and doc/design.md.

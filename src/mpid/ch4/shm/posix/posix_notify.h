@@ -1,4 +1,9 @@
 /*
+ * Copyright (C) the Notified Access MPICH authors.
+ *     See COPYRIGHT in top-level directory.
+ */
+
+/*
  * Notified Access, shared-memory fast path (ch4 posix).
  *
  * Windows whose memory is in a node-shared segment (MPI_Win_allocate,

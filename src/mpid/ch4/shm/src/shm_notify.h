@@ -1,4 +1,9 @@
 /*
+ * Copyright (C) the Notified Access MPICH authors.
+ *     See COPYRIGHT in top-level directory.
+ */
+
+/*
  * Notified Access for node-local targets (ch4 shm): the posix rings where
  * the window has them (posix_notify.c), else the generic path.
  */
