@@ -8,7 +8,7 @@
  *
  * A burst's flush needs the target's answer for its last put; on the eager
  * path that answer should ride on the reply, as it does for one put
- * (doc/benchmarks.md, 2026-11-28, fourth session).  Reported: median half
+ * (doc/benchmarks.md).  Reported: median half
  * round trip in microseconds per mode, and put_notify's ratio to isend.
  *
  *   burst [-k K] [-size BYTES] [-n ITERS] [-rounds R] [-csv FILE]

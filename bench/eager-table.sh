@@ -7,8 +7,8 @@
 # transport.  Writes eager-table.txt: per size the two medians, each as a
 # ratio to send/recv in the same run, the faster by that ratio (the two runs
 # are minutes apart, and the machine's speed swings more than the two paths
-# differ: s63 measured every netns write run 20 % slower than its eager run,
-# send/recv alike), and whether the build's default range picks it.
+# differ: one run measured every netns write run 20 % slower than its eager
+# run, send/recv alike), and whether the build's default range picks it.
 #
 #   bench/eager-table.sh OUT_DIR PINGPONG_BINARY [TRANSPORT...]   (default: tcp sockets)
 #   EAGER_ITERS=N (1000)  EAGER_ROUNDS=N (3)  EAGER_MAX_BYTES=N (16384)
