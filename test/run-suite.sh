@@ -499,13 +499,18 @@ run_build_checks() {
 
 # Every call of the bindings (src/binding/c/*notify*_api.txt) has an
 # installed man page (make install runs scripts/md2man.py on doc/man/*.md)
-# that renders without groff warnings and names the call.
+# that renders without groff warnings and names the call.  Every installed
+# page (man3, man1) renders with no Markdown left in it (a link's "](" or
+# ".md)"), and every name its NAME line gives (as whatis reads it: lexgrog),
+# every page an alias sources (.so), every NAME(N) an installed header
+# refers to (na_tasks.h: "See na_tasks(3)") and natrace-plot, if
+# installed, has a page file.
 run_man_check() {
     [[ man_pages =~ $TESTS ]] || return 0
-    local log=$OUT/logs/man_pages.log name page missing=0
+    local log=$OUT/logs/man_pages.log name page missing=0 mandir=$PREFIX/share/man sec ref names
     : >"$log"
-    if ! command -v man >/dev/null; then
-        skip "man_pages" "man is not installed"
+    if ! command -v man >/dev/null || ! command -v lexgrog >/dev/null; then
+        skip "man_pages" "man (man-db) is not installed"
         return
     fi
     for name in $(sed -n 's/^\(MPIX\{0,1\}_[A-Za-z_]*\):$/\1/p' \
@@ -520,10 +525,39 @@ run_man_check() {
             missing=1
         fi
     done
+    # every page rendered (from the man directory, where an alias's
+    # ".so man3/X.3" resolves), a few at a time per core
+    if (cd "$mandir" && ls man3/*.3 man1/*.1 2>/dev/null |
+        xargs -d '\n' -n 16 -P "$(nproc)" sh -c 'for p; do
+            MANWIDTH=80 man --nh -l "$p" 2>&1 | grep -E "\]\(|\.md\)|failed \.so" | sed "s|^|$p: markdown or a broken .so: |"
+        done' sh) | grep . >>"$log"; then
+        missing=1
+    fi
+    # the names a reader would man: NAME lines, .so targets, headers' NAME(N)
+    while read -r ref; do
+        name=${ref%(*}; sec=${ref#*(}; sec=${sec%)}
+        compgen -G "$mandir/man$sec/$name.$sec" >/dev/null || { echo "no page file: $ref" >>"$log"; missing=1; }
+    done < <(
+        cd "$mandir" || exit
+        for page in man3/*.3 man1/*.1; do
+            [ -f "$page" ] || continue
+            if head -n 1 "$page" | grep -q '^\.so '; then
+                head -n 1 "$page" | sed -n 's|^\.so man\([1-8]\)/\(.*\)\.[1-8]$|\2(\1)|p'
+            elif names=$(lexgrog "$page" 2>&1); then
+                # 'man3/X.3: "NAME - summary"', a line per name: a page
+                # file of any section (natrace's natrace-plot is in man1)
+                sed -n "s|^[^:]*: \"||; s| - .*||p" <<<"$names" | sed 's|$|([1-8])|'
+            else
+                echo "$page(NAME line not parsed by lexgrog)"
+            fi
+        done
+        grep -ohE '\b[A-Za-z_][A-Za-z0-9_.-]*\([1-8]\)' "$PREFIX"/include/na_tasks.h 2>/dev/null
+        [ ! -x "$PREFIX/bin/natrace-plot" ] || echo "natrace-plot(1)"
+    )
     if [ $missing -eq 0 ]; then
-        pass "man_pages (every call)" 0
+        pass "man_pages (every call, every page and name)" 0
     else
-        fail "man_pages" "a call without a clean page" "$log"
+        fail "man_pages" "a call without a clean page, markdown in a page, or a name without one" "$log"
     fi
 }
 
