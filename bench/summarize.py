@@ -304,32 +304,142 @@ for m, what in (("sendrecv_nowin", "send+recv, no window"),
     target(f"instructions, 8 B {what}: this build / stock MPICH", ratios.get(m), 1.01)
 
 
-# plots
-def plot(name, ycol, ylabel, logy, title):
+# plots (gnuplot): each ping-pong path twice, pingpong-TR.png with the six
+# series that answer "should I use this" (scripts/quickstart.sh shows it) and
+# pingpong-TR-all.png with every mode of the CSV; the overlap curves
+PATHS = {line.split("|")[0].strip(): line.split("|")[2].strip() for line in open(TABLE)
+         if line.count("|") >= 2 and not line.lstrip().startswith("#")}
+# Okabe-Ito's colours (told apart with colour-blindness; grey for its yellow)
+COLOURS = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#000000",
+           "#999999"]
+MARKERS = [7, 5, 9, 13, 11, 6, 4, 8]
+
+
+def size_label(n):
+    for unit, shift in (("M", 20), ("K", 10)):
+        if n >= 1 << shift and n % (1 << shift) == 0:
+            return f"{n >> shift}{unit}"
+    return str(n)
+
+
+def xtics(sizes):
+    """labels at every 4th power of two (every 8th past 16 sizes, every size
+    up to 8 of them), minor tics at the others"""
+    step = 3 if len(sizes) > 16 else 2 if len(sizes) > 8 else 1
+    major = lambda n: step == 1 or (n // sizes[0]).bit_length() % step == 1
+    return ", ".join(f'"{size_label(n) if major(n) else ""}" {n} {0 if major(n) else 1}'
+                     for n in sizes)
+
+
+def ytics(lo, hi):
+    """log axis from lo to hi: labels at 1, 2 and 5 of each decade when it
+    spans 3 decades or less, else at the decades"""
+    import math
+    steps = (1, 2, 5) if hi / lo <= 1000 else (1,)
+    return ", ".join(f"{m * 10.0 ** e:g}" for e in range(math.floor(math.log10(lo)),
+                                                       math.ceil(math.log10(hi)) + 1)
+                     for m in steps if lo <= m * 10.0 ** e <= hi)
+
+
+def gnuplot(png, title, xlabel, ylabel, logy, sizes, series, width=1000, height=620, key="below",
+            yr=None):
+    """series: (data file, index, title, style) per curve; key: the legend
+    below the plot (in 2 columns) or right of it"""
+    plots = ", ".join(f"'{d}' index {i} using 1:2 with linespoints {st} title '{t}'"
+                      for d, i, t, st in series)
+    script = "; ".join([
+        f"set terminal pngcairo noenhanced size {width},{height} font 'DejaVu Sans,10'",
+        f"set output '{png}'", "set logscale x 2", f"set xtics ({xtics(sizes)})",
+        "set logscale y" if logy else "set yrange [0:*]", "set format y '%g'",
+        "set grid xtics ytics mytics lc rgb '#dddddd' lw 1, lc rgb '#eeeeee' lw 1",
+        f"set xlabel '{xlabel}'", f"set ylabel '{ylabel}'", f"set title '{title}'",
+        "set key outside right top vertical Left reverse spacing 1.2 box lc rgb '#aaaaaa'"
+        if key == "right" else
+        f"set key outside below center vertical Left reverse maxrows {(len(series) + 1) // 2} "
+        "width 1 box lc rgb '#aaaaaa'; set bmargin 8",
+        f"set yrange [{yr[0]}:{yr[1]}]; set ytics ({ytics(*yr)})" if yr else "",
+        f"set xrange [{sizes[0] / 1.2}:{sizes[-1] * 1.2}]", f"plot {plots}"])
+    try:
+        subprocess.run(["gnuplot", "-e", script], check=True, capture_output=True)
+    except (OSError, subprocess.CalledProcessError) as e:
+        print(f"plot {png}: gnuplot failed ({e})", file=sys.stderr)
+
+
+def write_dat(name, tr, rr, modes, ycol):
+    data = os.path.join(out, f"{name}-{tr}.dat")
+    with open(data, "w") as f:
+        for m in modes:
+            f.write(f"# {m}\n")
+            for x in rr:
+                if x["mode"] == m:
+                    f.write(f"{x['bytes']} {x[ycol]}\n")
+            f.write("\n\n")
+    return data
+
+
+def style(i, width=1.5):
+    return (f"lc rgb '{COLOURS[i % len(COLOURS)]}' pt {MARKERS[i % len(MARKERS)]} ps 1.1 "
+            f"lw {width} dt {i // len(COLOURS) + 1}")
+
+
+def plot_all(name, ycol, ylabel, logy, title):
     for tr in TRANSPORTS:
         rr = rows(name, tr)
         if not rr:
             continue
         modes = list(dict.fromkeys(x["mode"] for x in rr))
-        data = os.path.join(out, f"{name}-{tr}.dat")
+        data = write_dat(name, tr, rr, modes, ycol)
+        sizes = sorted({int(x["bytes"]) for x in rr})
+        suffix = "-all" if name == "pingpong" else ""
+        gnuplot(os.path.join(out, f"{name}-{tr}{suffix}.png"),
+                f"{title} on {tr} ({PATHS.get(tr, '?')} path), 2 ranks",
+                "message size (bytes, log2 scale)", ylabel, logy, sizes,
+                [(data, i, m, style(i)) for i, m in enumerate(modes)], width=1100, key="right")
+
+
+def plot_key_pingpong():
+    """the six series: send/recv, partitioned, the by-hand flag protocol,
+    put_notify, get_notify and the bound (on paths whose puts need the
+    target's progress the by-hand protocol is put_flag and the bound
+    bound_progress, as in node_targets)"""
+    for tr in TRANSPORTS:
+        rr = rows("pingpong", tr)
+        if not rr:
+            continue
+        have = {x["mode"] for x in rr}
+        by_hand = "flag_sync" if "flag_sync" in have else "put_flag"
+        bound = "bound" if "bound" in have else "bound_progress"
+        # put_notify last: drawn on top of the curves it shares
+        key = [("sendrecv", "send/recv (MPI_Send, MPI_Recv)", "#0072B2", 7, 2, 1),
+               ("partitioned", "partitioned send/recv (MPI_Psend_init)",
+                "#56B4E9", 4, 2, 1),
+               (by_hand, f"{by_hand}: by hand, put + flush + flag put",
+                "#009E73", 9, 2, 1),
+               (bound, f"{bound}: put + flush + spin (not valid MPI)",
+                "#000000", 6, 1.5, 2),
+               ("get_notify", "get_notify (MPI_Get_notify + flush)", "#CC79A7", 11, 2, 1),
+               ("put_notify", "put_notify (MPI_Put_notify + flush)", "#D55E00", 13, 3, 1)]
+        key = [k for k in key if k[0] in have]
+        data = os.path.join(out, f"pingpong-{tr}.key.dat")
         with open(data, "w") as f:
-            for m in modes:
+            for m, *_ in key:
                 f.write(f"# {m}\n")
                 for x in rr:
                     if x["mode"] == m:
-                        f.write(f"{x['bytes']} {x[ycol]}\n")
+                        f.write(f"{x['bytes']} {x['median_us']}\n")
                 f.write("\n\n")
-        png = os.path.join(out, f"{name}-{tr}.png")
-        plots = ", ".join(f"'{data}' index {i} with linespoints title '{m}'"
-                          for i, m in enumerate(modes))
-        script = (f"set terminal png noenhanced size 800,500; set output '{png}'; set logscale x 2; set xtics rotate by -45; "
-                  + ("set logscale y; " if logy else "")
-                  + f"set xlabel 'bytes'; set ylabel '{ylabel}'; set key left top; "
-                  f"set title '{title} ({tr}, 2 ranks)'; plot {plots}")
-        try:
-            subprocess.run(["gnuplot", "-e", script], check=True, capture_output=True)
-        except (OSError, subprocess.CalledProcessError) as e:
-            print(f"plot {png}: gnuplot failed ({e})", file=sys.stderr)
+        sizes = sorted({int(x["bytes"]) for x in rr})
+        ys = [float(x["median_us"]) for x in rr if x["mode"] in [k[0] for k in key]]
+        gnuplot(os.path.join(out, f"pingpong-{tr}.png"),
+                f"Ping-pong on {tr} ({PATHS.get(tr, '?')} path), 2 ranks: median of each size",
+                "message size (bytes, log2 scale)", "half round-trip time (microseconds, log scale)",
+                True, sizes,
+                [(data, i, t, f"lc rgb '{c}' pt {pt} ps 1.2 lw {w} dt {dt}")
+                 for i, (m, t, c, pt, w, dt) in enumerate(key)],
+                yr=(min(ys) / 1.5, max(ys) * 1.5))
 
-plot("pingpong", "median_us", "median half round trip (us)", True, "ping-pong")
-plot("overlap", "overlap", "share of transfer time hidden", False, "sender-side overlap")
+
+plot_key_pingpong()
+plot_all("pingpong", "median_us", "half round-trip time (microseconds, log scale)", True,
+         "Ping-pong, every mode,")
+plot_all("overlap", "overlap", "share of transfer time hidden", False, "Sender-side overlap")
