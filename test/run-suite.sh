@@ -595,6 +595,27 @@ run_guide_check() {
     if [ $rc -ne 0 ] && [ $n -eq 0 ]; then fail "guide_blocks" "test/guide-blocks.sh failed" "$log"; fi
 }
 
+# The sample outputs of the user guide (doc/guide.md's ```text blocks after
+# a <!-- sample: COMMAND --> line) are what the installed library prints:
+# each COMMAND rerun on 2 processes, its output compared with the sample's,
+# numbers masked and lines sorted (test/guide-samples.sh).  They are the
+# ch4:ofi build's output: a ch4:ucx build skips them.
+run_guide_samples_check() {
+    [[ guide_samples =~ $TESTS ]] || return 0
+    local log=$OUT/logs/guide_samples.log line rc=0 n=0
+    case "$DEVICE" in
+        ch4:ucx*) skip "guide_samples" "the guide's samples are of ch4:ofi"; return 0 ;;
+    esac
+    bash "$TOP/test/guide-samples.sh" "$MPICC" "$OUT/guide-samples" "$MPIEXEC" >"$log" 2>&1 || rc=$?
+    while read -r line; do
+        case "$line" in
+            PASS*) pass "${line#PASS }" 0; n=$((n + 1)) ;;
+            FAIL*) fail "${line#FAIL }" "" "$log"; n=$((n + 1)) ;;
+        esac
+    done <"$log"
+    if [ $rc -ne 0 ] && [ $n -eq 0 ]; then fail "guide_samples" "test/guide-samples.sh failed" "$log"; fi
+}
+
 # natrace (doc/man/natrace.md): a known program traced through the notify
 # MPI_T events on 2 processes, on shared memory and over tcp; its traces
 # checked against what it did (test/natrace_check.py) and drawn
@@ -789,9 +810,9 @@ run_mpich_suite() {
 
 start_all=$(date +%s)
 case "$SUITE" in
-    all) run_unit_suite; run_build_checks; run_man_check; run_argcheck_coverage; run_guide_check; run_natrace_check; run_lang_suite; run_realprogs_suite
+    all) run_unit_suite; run_build_checks; run_man_check; run_argcheck_coverage; run_guide_check; run_guide_samples_check; run_natrace_check; run_lang_suite; run_realprogs_suite
         run_notify_suite; run_fault_suite; run_netns_suite; run_loaded_suite; run_instr_budget; run_mpich_suite ;;
-    unit) run_unit_suite; run_build_checks; run_man_check; run_argcheck_coverage; run_guide_check; run_natrace_check ;;
+    unit) run_unit_suite; run_build_checks; run_man_check; run_argcheck_coverage; run_guide_check; run_guide_samples_check; run_natrace_check ;;
     lang) run_lang_suite ;;
     notify) run_notify_suite; run_fault_suite ;;
     netns) run_netns_suite ;;
