@@ -4,7 +4,8 @@
  */
 
 /*
- * Notified Access: the eager-message path (ch4_notify_eager.c).
+ * Notified Access: the eager-message path (ch4_notify_eager.c: the origin;
+ * ch4_notify_eager_recv.c: what arrives, and the answers owed).
  *
  * A notified put is one MPICH active message (MPIDI_NM_am_isend, eager
  * sizes only), or one message of the netmod's own carrier where the target

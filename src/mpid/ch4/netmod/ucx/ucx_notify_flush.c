@@ -21,7 +21,7 @@
  * (MPIDI_UCX_notify_tick), so that puts arriving in one call share an
  * answer; not later, or a target computing after the notification would
  * hold the origin's flush until its next MPI call (as on the libfabric
- * path, ch4_notify_eager.c).  Answers deferred for other origins keep
+ * path, ch4_notify_eager_recv.c).  Answers deferred for other origins keep
  * their count.  A FLUSH is answered from its handler. */
 static bool at_once_due;
 /* Rounds of progress a deferred answer waits for a message to ride on,
