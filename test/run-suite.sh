@@ -595,6 +595,20 @@ run_guide_check() {
     if [ $rc -ne 0 ] && [ $n -eq 0 ]; then fail "guide_blocks" "test/guide-blocks.sh failed" "$log"; fi
 }
 
+# Every control variable of the library (a CVAR block's name in src/ or
+# patches/) has its row in the guide's table.
+run_guide_cvars_check() {
+    [[ guide_cvars =~ $TESTS ]] || return 0
+    local log=$OUT/logs/guide_cvars.log c
+    : >"$log"
+    for c in $(grep -rhoE 'name *: *MPIR_CVAR_NOTIFY_[A-Z0-9_]+' "$TOP/src" "$TOP/patches" |
+               sed 's/.*: *//' | sort -u); do
+        grep -q "\`$c\`" "$TOP/doc/guide.md" || echo "not in doc/guide.md: $c" >>"$log"
+    done
+    if [ -s "$log" ]; then fail "guide_cvars" "a control variable the guide does not list" "$log"
+    else pass "guide_cvars (every MPIR_CVAR_NOTIFY_* in the guide)" 0; fi
+}
+
 # The sample outputs of the user guide (doc/guide.md's ```text blocks after
 # a <!-- sample: COMMAND --> line) are what the installed library prints:
 # each COMMAND rerun on 2 processes, its output compared with the sample's,
@@ -810,9 +824,9 @@ run_mpich_suite() {
 
 start_all=$(date +%s)
 case "$SUITE" in
-    all) run_unit_suite; run_build_checks; run_man_check; run_argcheck_coverage; run_guide_check; run_guide_samples_check; run_natrace_check; run_lang_suite; run_realprogs_suite
+    all) run_unit_suite; run_build_checks; run_man_check; run_argcheck_coverage; run_guide_check; run_guide_samples_check; run_guide_cvars_check; run_natrace_check; run_lang_suite; run_realprogs_suite
         run_notify_suite; run_fault_suite; run_netns_suite; run_loaded_suite; run_instr_budget; run_mpich_suite ;;
-    unit) run_unit_suite; run_build_checks; run_man_check; run_argcheck_coverage; run_guide_check; run_guide_samples_check; run_natrace_check ;;
+    unit) run_unit_suite; run_build_checks; run_man_check; run_argcheck_coverage; run_guide_check; run_guide_samples_check; run_guide_cvars_check; run_natrace_check ;;
     lang) run_lang_suite ;;
     notify) run_notify_suite; run_fault_suite ;;
     netns) run_netns_suite ;;
