@@ -228,10 +228,12 @@ typedef struct MPIR_Notify_acc {
     MPID_NOTIFY_PATHS(X)
 
 #define MPIR_NOTIFY_PATH_ID(id_, var_, name_, polled_, how_) MPIR_NOTIFY_PATH_##id_,
+/* *INDENT-OFF* */
 typedef enum MPIR_Notify_path {
     MPIR_NOTIFY_PATHS(MPIR_NOTIFY_PATH_ID)
     MPIR_NOTIFY_PATH_REFUSED    /* a path that was forced is missing: accesses fail */
 } MPIR_Notify_path_t;
+/* *INDENT-ON* */
 #undef MPIR_NOTIFY_PATH_ID
 #define MPIR_NOTIFY_PATH_COUNT MPIR_NOTIFY_PATH_REFUSED /* paths that carry */
 
@@ -284,6 +286,7 @@ const char *MPIR_Notify_why_text(MPIR_Notify_why_t why);
  * for the device's verbose report */
 void MPIR_Notify_path_describe(struct MPIR_Win *win, char *buf, size_t len);
 /* whether MPID_Notify_poll finds what path carries (MPIR_NOTIFY_PATHS) */
+/* *INDENT-OFF* */
 static inline bool MPIR_Notify_path_polled(MPIR_Notify_path_t path)
 {
 #define MPIR_NOTIFY_PATH_POLLED(id_, var_, name_, polled_, how_) \
@@ -292,6 +295,7 @@ static inline bool MPIR_Notify_path_polled(MPIR_Notify_path_t path)
 #undef MPIR_NOTIFY_PATH_POLLED
     return false;
 }
+/* *INDENT-ON* */
 /* MPI_T performance variables, registered at MPI initialisation (this
  * registers those of notify_stats.c too) */
 void MPIR_Notify_path_pvars_init(void);
@@ -311,7 +315,7 @@ int MPIR_Notify_cancel(struct MPIR_Request *req);
 /* MPI_Test on req (MPIR_Test_state): poll its window's polled paths instead of a
  * full round of progress, except when one is due (MPIR_Notify_progress_due);
  * *polled: this did either, and the caller need not */
-int MPIR_Notify_lean_poll(struct MPIR_Request *req, bool * polled);
+int MPIR_Notify_lean_poll(struct MPIR_Request *req, bool *polled);
 /* MPI_Wait on req (MPIR_Wait_state): the same, until req completes.
  * state is an MPID_Progress_state *, not yet declared where this header is
  * included (mpir_request.h) */
@@ -373,6 +377,7 @@ static inline uint32_t MPIR_Notify_take_seq(struct MPIR_Notify_win *nw, int targ
 {
     return ((MPIR_Notify_win_head_t *) nw)->send_seq[target]++;
 }
+
 void MPIR_Notify_unnumber(struct MPIR_Win *win, int target, uint32_t seq);
 /* Target: the access (src, tag, bytes, seq), carried by path via, is
  * complete in target memory. */

@@ -20,7 +20,7 @@ struct MPIR_Request;
  * after the call left the list, under the lock that protects progress; it
  * calls user code through MPIR_CALL_USER and may free the call. */
 typedef struct MPIR_Deferred_call {
-    void (*run) (struct MPIR_Deferred_call * call);
+    void (*run)(struct MPIR_Deferred_call * call);
     bool queued;
     struct MPIR_Deferred_call *next, *prev;
 } MPIR_Deferred_call_t;

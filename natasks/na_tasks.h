@@ -37,7 +37,9 @@
 #include <omp.h>
 
 #ifdef __cplusplus
+/* *INDENT-OFF* */
 extern "C" {
+/* *INDENT-ON* */
 #endif
 
 /* Bind the completion of the calling task (created with detach(event)) to
@@ -67,6 +69,8 @@ int NA_Task_istart(omp_event_handle_t event, MPI_Request * request, MPI_Status *
 int NA_Tasks_pending(void);
 
 #ifdef __cplusplus
+/* *INDENT-OFF* */
 }
+/* *INDENT-ON* */
 #endif
 #endif /* NA_TASKS_H_INCLUDED */

@@ -60,11 +60,11 @@ static const struct {
     int n;
     MPI_Datatype types[6];
 } expect[NEVENTS] = {
-    { 6, { MPI_INT, MPI_INT, MPI_INT, MPI_INT, MPI_INT, MPI_AINT } },
-    { 5, { MPI_INT, MPI_INT, MPI_INT, MPI_INT, MPI_AINT } },
-    { 3, { MPI_INT, MPI_INT, MPI_COUNT } },
-    { 3, { MPI_INT, MPI_INT, MPI_INT } },
-    { 2, { MPI_INT, MPI_INT } },
+    {6, {MPI_INT, MPI_INT, MPI_INT, MPI_INT, MPI_INT, MPI_AINT}},
+    {5, {MPI_INT, MPI_INT, MPI_INT, MPI_INT, MPI_AINT}},
+    {3, {MPI_INT, MPI_INT, MPI_COUNT}},
+    {3, {MPI_INT, MPI_INT, MPI_INT}},
+    {2, {MPI_INT, MPI_INT}},
 };
 
 /* One record: i[] holds the int elements in event order, big the MPI_Aint or
@@ -318,7 +318,7 @@ int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
     return rc;
 }
 
-int MPI_Wait(MPI_Request *request, MPI_Status *status)
+int MPI_Wait(MPI_Request * request, MPI_Status * status)
 {
     long long t0 = now_ns();
     int rc = PMPI_Wait(request, status);
@@ -334,7 +334,7 @@ int MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_
     return rc;
 }
 
-int MPI_Waitany(int count, MPI_Request array_of_requests[], int *indx, MPI_Status *status)
+int MPI_Waitany(int count, MPI_Request array_of_requests[], int *indx, MPI_Status * status)
 {
     long long t0 = now_ns();
     int rc = PMPI_Waitany(count, array_of_requests, indx, status);
@@ -353,7 +353,7 @@ int MPI_Waitsome(int incount, MPI_Request array_of_requests[], int *outcount,
 }
 
 int MPI_Recv(void *buf_, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
-             MPI_Status *status)
+             MPI_Status * status)
 {
     long long t0 = now_ns();
     int rc = PMPI_Recv(buf_, count, datatype, source, tag, comm, status);
@@ -373,21 +373,20 @@ int MPI_Barrier(MPI_Comm comm)
 
 static int by_time(const void *a, const void *b)
 {
-    const struct rec *x = *(const struct rec *const *) a, *y = *(const struct rec *const *) b;
+    const struct rec *x = *(const struct rec * const *) a, *y = *(const struct rec * const *) b;
     if (x->ts != y->ts)
         return x->ts < y->ts ? -1 : 1;
     return x < y ? -1 : x > y;  /* keep recording order among equal times */
 }
 
 /* ns as the format's microseconds, exactly */
-static void put_us(FILE *f, const char *key, long long ns)
+static void put_us(FILE * f, const char *key, long long ns)
 {
-    fprintf(f, "\"%s\":%s%lld.%03lld", key, ns < 0 ? "-" : "", llabs(ns) / 1000,
-            llabs(ns) % 1000);
+    fprintf(f, "\"%s\":%s%lld.%03lld", key, ns < 0 ? "-" : "", llabs(ns) / 1000, llabs(ns) % 1000);
 }
 
 /* an element, MPI_UNDEFINED as null (a counter's tag, a tag's counter) */
-static void put_int(FILE *f, const char *sep, const char *key, int v)
+static void put_int(FILE * f, const char *sep, const char *key, int v)
 {
     if (v == MPI_UNDEFINED)
         fprintf(f, "%s\"%s\":null", sep, key);
@@ -395,19 +394,19 @@ static void put_int(FILE *f, const char *sep, const char *key, int v)
         fprintf(f, "%s\"%s\":%d", sep, key, v);
 }
 
-static void put_args(FILE *f, const struct rec *r)
+static void put_args(FILE * f, const struct rec *r)
 {
     static const char *const names[NKINDS][5] = {
-        [K_ARRIVAL] = { "win", "source", "tag", "counter", "path" },
-        [K_MATCH] = { "win", "request", "source", "tag" },
-        [K_COUNTER] = { "win", "counter" },
-        [K_DROPPED] = { "win", "source", "counter" },
-        [K_REFUSED] = { "win", "target" },
-        [K_WAIT] = { "count" },
-        [K_WAITALL] = { "count" },
-        [K_WAITANY] = { "count" },
-        [K_WAITSOME] = { "count" },
-        [K_RECV] = { "source", "tag" },
+        [K_ARRIVAL] = {"win", "source", "tag", "counter", "path"},
+        [K_MATCH] = {"win", "request", "source", "tag"},
+        [K_COUNTER] = {"win", "counter"},
+        [K_DROPPED] = {"win", "source", "counter"},
+        [K_REFUSED] = {"win", "target"},
+        [K_WAIT] = {"count"},
+        [K_WAITALL] = {"count"},
+        [K_WAITANY] = {"count"},
+        [K_WAITSOME] = {"count"},
+        [K_RECV] = {"source", "tag"},
     };
     fprintf(f, ",\"args\":{");
     for (int k = 0; k < 5 && names[r->kind][k]; k++)
@@ -481,8 +480,7 @@ static void write_trace(struct rec **recs, size_t n, size_t lost, int nthreads)
         fprintf(f, "%s\"%s\"", p ? "," : "", path_name[p]);
     fprintf(f, "],\"events\":%zu,\"dropped\":%zu,\"max_events\":%zu,"
             "\"clock\":\"CLOCK_MONOTONIC from the host's first rank leaving "
-            "MPI_Barrier in MPI_Init\"}}\n",
-            n, lost, cap);
+            "MPI_Barrier in MPI_Init\"}}\n", n, lost, cap);
     if (fclose(f) != 0)
         fprintf(stderr, "natrace: writing %s: %s\n", path, strerror(errno));
 }

@@ -9,7 +9,7 @@ DEB=0
 
 PKGS=(
   build-essential gcc g++ gfortran make autoconf automake libtool m4 pkg-config
-  python3 perl file patch xz-utils ccache dpkg-dev libtsan2
+  python3 perl file patch xz-utils ccache dpkg-dev libtsan2 indent
   libfabric-dev libhwloc-dev libucx-dev
   libpsm2-dev libpsm-infinipath1-dev librdmacm-dev libibverbs-dev
   libnl-3-dev libnl-route-3-dev libnuma-dev

@@ -595,6 +595,20 @@ run_guide_check() {
     if [ $rc -ne 0 ] && [ $n -eq 0 ]; then fail "guide_blocks" "test/guide-blocks.sh failed" "$log"; fi
 }
 
+# The project's own C (src/, include/, natrace/, natasks/) is in MPICH's
+# style: scripts/code-style.sh runs MPICH's indent options over it.
+run_code_style_check() {
+    [[ code_style =~ $TESTS ]] || return 0
+    local log=$OUT/logs/code_style.log
+    if ! command -v indent >/dev/null; then
+        fail "code_style" "GNU indent missing (scripts/setup-deps.sh installs it)" ""
+    elif bash "$TOP/scripts/code-style.sh" >"$log" 2>&1; then
+        pass "code_style" 0
+    else
+        fail "code_style" "$(wc -l <"$log") files differ" "$log"
+    fi
+}
+
 # Every control variable of the library (a CVAR block's name in src/ or
 # patches/) has its row in the guide's table.
 run_guide_cvars_check() {
@@ -824,9 +838,9 @@ run_mpich_suite() {
 
 start_all=$(date +%s)
 case "$SUITE" in
-    all) run_unit_suite; run_build_checks; run_man_check; run_argcheck_coverage; run_guide_check; run_guide_samples_check; run_guide_cvars_check; run_natrace_check; run_lang_suite; run_realprogs_suite
+    all) run_unit_suite; run_build_checks; run_man_check; run_argcheck_coverage; run_guide_check; run_guide_samples_check; run_guide_cvars_check; run_code_style_check; run_natrace_check; run_lang_suite; run_realprogs_suite
         run_notify_suite; run_fault_suite; run_netns_suite; run_loaded_suite; run_instr_budget; run_mpich_suite ;;
-    unit) run_unit_suite; run_build_checks; run_man_check; run_argcheck_coverage; run_guide_check; run_guide_samples_check; run_guide_cvars_check; run_natrace_check ;;
+    unit) run_unit_suite; run_build_checks; run_man_check; run_argcheck_coverage; run_guide_check; run_guide_samples_check; run_guide_cvars_check; run_code_style_check; run_natrace_check ;;
     lang) run_lang_suite ;;
     notify) run_notify_suite; run_fault_suite ;;
     netns) run_netns_suite ;;

@@ -260,8 +260,7 @@ int MPIR_Win_reset_notify_value_impl(MPIR_Win * win, int notification_idx, MPI_C
 {
     int mpi_errno = MPIR_Win_get_notify_impl(win, notification_idx, value);
     if (mpi_errno == MPI_SUCCESS)
-        win->notify->counters[notification_idx] = win->notify->counters_read[notification_idx] =
-            0;
+        win->notify->counters[notification_idx] = win->notify->counters_read[notification_idx] = 0;
     return mpi_errno;
 }
 
@@ -386,8 +385,7 @@ static int watch_add(MPIR_Win * win, int idx, MPI_Count threshold, MPIX_Win_noti
     MPIR_ERR_CHECK(mpi_errno);
 
     watch_t *w = MPL_calloc(1, sizeof(*w), MPL_MEM_RMA);
-    MPIR_ERR_CHKANDJUMP1(!w, mpi_errno, MPI_ERR_NO_MEM, "**nomem", "**nomem %s",
-                         "counter watch");
+    MPIR_ERR_CHKANDJUMP1(!w, mpi_errno, MPI_ERR_NO_MEM, "**nomem", "**nomem %s", "counter watch");
     w->call.run = run_watch;
     w->win = win;
     w->idx = idx;

@@ -109,18 +109,17 @@ static void emit(int which, void *data)
 void MPIR_Notify_event_arrival(MPIR_Win * win, int src, int tag, MPI_Aint bytes, int path)
 {
     MPIR_Notify_event_arrival_t e = {
-        .win = win->handle, .source = src, .path = path, .bytes = bytes,
+        .win = win->handle,.source = src,.path = path,.bytes = bytes,
         .tag = (tag & MPIR_NOTIFY_COUNTER) ? MPI_UNDEFINED : tag,
         .counter = (tag & MPIR_NOTIFY_COUNTER) ? (tag & MPIR_NOTIFY_TAG_MAX) : MPI_UNDEFINED
     };
     emit(MPIR_NOTIFY_EVENT_ARRIVAL, &e);
 }
 
-void MPIR_Notify_event_match(MPIR_Win * win, MPIR_Request * req, int src, int tag,
-                             MPI_Aint bytes)
+void MPIR_Notify_event_match(MPIR_Win * win, MPIR_Request * req, int src, int tag, MPI_Aint bytes)
 {
     MPIR_Notify_event_match_t e = {
-        .win = win->handle, .request = req->handle, .source = src, .tag = tag, .bytes = bytes
+        .win = win->handle,.request = req->handle,.source = src,.tag = tag,.bytes = bytes
     };
     emit(MPIR_NOTIFY_EVENT_MATCH, &e);
 }

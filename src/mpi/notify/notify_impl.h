@@ -130,8 +130,7 @@ typedef struct {
     int win, target;
 } MPIR_Notify_event_refused_t;
 void MPIR_Notify_event_arrival(MPIR_Win * win, int src, int tag, MPI_Aint bytes, int path);
-void MPIR_Notify_event_match(MPIR_Win * win, MPIR_Request * req, int src, int tag,
-                             MPI_Aint bytes);
+void MPIR_Notify_event_match(MPIR_Win * win, MPIR_Request * req, int src, int tag, MPI_Aint bytes);
 void MPIR_Notify_event_counter(MPIR_Win * win, int idx, MPI_Count value);
 void MPIR_Notify_event_dropped(MPIR_Win * win, int src, int idx);
 void MPIR_Notify_event_refused(MPIR_Win * win, int target);
@@ -189,7 +188,7 @@ NOTIFY_INLINE uint64_t MPIR_Notify_bucket_key(int src, int tag)
 }
 
 NOTIFY_INLINE MPIR_Notify_bucket_t *MPIR_Notify_bucket_find(struct MPIR_Notify_win *nw, int src,
-                                                           int tag)
+                                                            int tag)
 {
     MPIR_Notify_bucket_t *b = nw->last_bucket;
     uint64_t key = MPIR_Notify_bucket_key(src, tag);
@@ -200,7 +199,7 @@ NOTIFY_INLINE MPIR_Notify_bucket_t *MPIR_Notify_bucket_find(struct MPIR_Notify_w
 
 /* r's posted list: its bucket (exact) or the wildcard list, in start order */
 NOTIFY_INLINE MPIR_Notify_req_t **MPIR_Notify_posted_list(struct MPIR_Notify_win *nw,
-                                                         MPIR_Notify_req_t * r)
+                                                          MPIR_Notify_req_t * r)
 {
     return r->bucket ? &r->bucket->req_head : &nw->wild_head;
 }

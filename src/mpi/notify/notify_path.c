@@ -27,10 +27,12 @@ static const char *const why_name[] = { MPIR_NOTIFY_REASONS(WHY_NAME) };
 static const char *const why_text[] = { MPIR_NOTIFY_REASONS(WHY_TEXT) };
 
 #define PATH_NAME(id_, var_, name_, polled_, how_) [MPIR_NOTIFY_PATH_##id_] = name_,
+/* *INDENT-OFF* */
 static const char *const path_name[] = {
     MPIR_NOTIFY_PATHS(PATH_NAME)
     [MPIR_NOTIFY_PATH_REFUSED] = "refused",
 };
+/* *INDENT-ON* */
 
 const char *MPIR_Notify_why_text(MPIR_Notify_why_t why)
 {

@@ -17,8 +17,7 @@
 static int check_args(MPIR_Win * win, int source, int tag)
 {
     int mpi_errno = MPI_SUCCESS;
-    if (source != MPI_ANY_SOURCE &&
-        (unsigned) source >= (unsigned) win->comm_ptr->local_size)
+    if (source != MPI_ANY_SOURCE && (unsigned) source >= (unsigned) win->comm_ptr->local_size)
         MPIR_ERR_SETANDJUMP2(mpi_errno, MPI_ERR_RANK, "**notifyrank", "**notifyrank %d %d",
                              source, win->comm_ptr->local_size);
     if (tag != MPI_ANY_TAG && (unsigned) tag > MPIR_NOTIFY_TAG_MAX)

@@ -209,8 +209,8 @@ static int ATTRIBUTE((noinline)) round_if_due(MPIR_Notify_req_t * r, void *state
 
 /* One lean poll, then the pacing's bookkeeping only if the poll completed
  * nothing: what a poll finds is not delayed by it. */
-ATTRIBUTE((always_inline)) static inline int lean_poll(MPIR_Request * req, MPIR_Notify_req_t * r,
-                                                       void *state, bool yield)
+ATTRIBUTE((always_inline))
+static inline int lean_poll(MPIR_Request * req, MPIR_Notify_req_t * r, void *state, bool yield)
 {
     int mpi_errno = MPID_Notify_poll(r->win);
     if (likely(mpi_errno == MPI_SUCCESS) && !MPIR_Request_is_complete(req))
@@ -218,7 +218,7 @@ ATTRIBUTE((always_inline)) static inline int lean_poll(MPIR_Request * req, MPIR_
     return mpi_errno;
 }
 
-int MPIR_Notify_lean_poll(MPIR_Request * req, bool * polled)
+int MPIR_Notify_lean_poll(MPIR_Request * req, bool *polled)
 {
     MPIR_Notify_req_t *r = req->u.notify;
 

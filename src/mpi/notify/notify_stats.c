@@ -68,10 +68,12 @@ static stats_var_t vars[] = {
     {"notify_arrived_" #var_, MPI_T_PVAR_CLASS_COUNTER,                       \
      offsetof(struct MPIR_Notify_stats, arrived[MPIR_NOTIFY_PATH_##id_]),     \
      "Notifications of the window that arrived at this process " how_},
+    /* *INDENT-OFF* */
     MPIR_NOTIFY_PATHS(ARRIVED_VAR)
     {"notify_counted", MPI_T_PVAR_CLASS_COUNTER,
      offsetof(struct MPIR_Notify_stats, counted),
      "Counter updates (MPIX_Put_notify, MPIX_Get_notify) applied at this process"},
+    /* *INDENT-ON* */
     {"notify_from_queue", MPI_T_PVAR_CLASS_COUNTER,
      offsetof(struct MPIR_Notify_stats, from_queue),
      "Notifications MPI_Start took from the window's unexpected queue"},
@@ -127,10 +129,12 @@ void MPIR_Notify_stats_report(MPIR_Win * win)
 #define ARRIVED_TEXT(id_, var_, name_, polled_, how_)                         \
     at += snprintf(arrived + at, at < sizeof(arrived) ? sizeof(arrived) - at : 0, \
                    "%s" name_ " %llu", at ? " " : "", st->arrived[MPIR_NOTIFY_PATH_##id_]);
+    /* *INDENT-OFF* */
     MPIR_NOTIFY_PATHS(ARRIVED_TEXT)
 #undef ARRIVED_TEXT
     fprintf(stderr, "notify stats: rank %d window 0x%x: arrived %s, counted %llu, from queue %llu, "
             "queued %llu (max %llu), answers sent %llu, asked %llu\n", win->comm_ptr->rank,
             win->handle, arrived, st->counted, st->from_queue, st->queued, st->queued_max,
             st->answers_sent, st->answers_asked);
+    /* *INDENT-ON* */
 }

@@ -36,8 +36,7 @@ int MPIR_Notify_state_create(MPIR_Win * win, struct MPIR_Notify_win **out)
     return mpi_errno;
 }
 
-int MPIR_Notify_path_set(MPIR_Win * win, int target, MPIR_Notify_path_t path,
-                         MPIR_Notify_why_t why)
+int MPIR_Notify_path_set(MPIR_Win * win, int target, MPIR_Notify_path_t path, MPIR_Notify_why_t why)
 {
     struct MPIR_Notify_win *nw;
     int mpi_errno = MPIR_Notify_get_state(win, &nw);
@@ -97,8 +96,7 @@ int MPIR_Notify_win_free_check(MPIR_Win * win)
     mpi_errno = MPIR_Allreduce(&has, &holders, 1, MPI_INT, MPI_SUM, win->comm_ptr, &errflag);
     MPIR_ERR_CHECK(mpi_errno);
     if (mine > 0)
-        MPIR_ERR_SETANDJUMP1(mpi_errno, MPI_ERR_WIN, "**notifywinfree", "**notifywinfree %d",
-                             mine);
+        MPIR_ERR_SETANDJUMP1(mpi_errno, MPI_ERR_WIN, "**notifywinfree", "**notifywinfree %d", mine);
     if (holders > 0)
         MPIR_ERR_SETANDJUMP1(mpi_errno, MPI_ERR_WIN, "**notifywinfreeany",
                              "**notifywinfreeany %d", holders);

@@ -36,38 +36,7 @@
 #include "mpiimpl.h"
 #include "utlist.h"
 #include "uthash.h"
-
-typedef struct MPIR_Continuation cont_t;
-
-typedef struct op_watch {
-    MPIR_Request *req;
-    MPI_Status *status;         /* the user's slot, or MPI_STATUS_IGNORE */
-    cont_t *cont;
-    bool claimed;               /* found complete by a round: no other takes it */
-    bool dropped;               /* freed by the user once claimed: complete as cancelled */
-    struct op_watch *next_claimed;      /* on the claiming round's list */
-    UT_hash_handle hh;          /* in watched until completed */
-} op_t;
-
-struct MPIR_Continuation {
-    MPIX_Continue_cb_function *cb;
-    MPIX_Request_complete_function *complete_fn;        /* on_complete's, instead of cb */
-    void *cb_data;
-    int flags;
-    MPIR_Request *cr;           /* continuation request, or NULL */
-    int remaining;              /* operations not completed yet (+1 while attaching) */
-    int err;                    /* first error among the operations */
-    bool running, gone;         /* REARM: the operation was freed while cb ran */
-    MPI_Status status;          /* on_complete's status */
-    cont_t *next, *prev;        /* on a held, ready or runnable list */
-    int count;
-    op_t ops[];
-};
-
-#define CONT_PUBLIC_FLAGS (MPIX_CONT_REQBUF_VOLATILE | MPIX_CONT_PERSISTENT |   \
-                           MPIX_CONT_POLL_ONLY | MPIX_CONT_DEFER_COMPLETE |     \
-                           MPIX_CONT_INVOKE_FAILED | MPIX_CONT_IMMEDIATE |      \
-                           MPIX_CONT_FORGET)
+#include "continue_impl.h"
 
 static op_t *watched;           /* operations not complete yet */
 static cont_t *runnable;        /* ready, run at the next round */
@@ -93,7 +62,7 @@ static void cont_req_done(MPIR_Request * cr)
 }
 
 /* c is off every list: run its callback, or report its operations' error */
-static void run(cont_t * c)
+void MPIR_Continue_run(cont_t * c)
 {
     MPIR_Request *cr = c->cr;
     int err = c->err;
@@ -132,7 +101,7 @@ static void run(cont_t * c)
 }
 
 /* every operation of c is complete */
-static void ready(cont_t * c, bool at_registration)
+void MPIR_Continue_ready(cont_t * c, bool at_registration)
 {
     MPIR_Cont_request_t *st = c->cr ? c->cr->u.cont : NULL;
 
@@ -141,7 +110,7 @@ static void ready(cont_t * c, bool at_registration)
     } else if (st && st->poll_only) {
         DL_APPEND(st->ready, c);
     } else if (at_registration && !(c->flags & MPIX_CONT_DEFER_COMPLETE)) {
-        run(c);
+        MPIR_Continue_run(c);
     } else {
         DL_APPEND(runnable, c);
         MPIR_Deferred_hook_activate();
@@ -166,7 +135,7 @@ static void complete_status(op_t * op)
 static void op_done(cont_t * c, bool at_registration)
 {
     if (--c->remaining == 0)
-        ready(c, at_registration);
+        MPIR_Continue_ready(c, at_registration);
 }
 
 /* what MPI_Test does to a completed operation, for its continuation.  op
@@ -215,7 +184,7 @@ int MPIR_Continue_progress(int *made_progress)
         c = now;
         DL_DELETE(now, c);
         *made_progress = 1;
-        run(c);
+        MPIR_Continue_run(c);
     }
     return MPI_SUCCESS;
 }
@@ -223,146 +192,6 @@ int MPIR_Continue_progress(int *made_progress)
 bool MPIR_Continue_idle(void)
 {
     return watched == NULL && runnable == NULL;
-}
-
-/* ------------------------------------------------ continuation requests */
-
-int MPIR_Continue_init_impl(int flags, int max_poll, MPIR_Info * info, MPIR_Request ** cont_req)
-{
-    int mpi_errno = MPI_SUCCESS;
-    MPIR_Request *req = NULL;
-    MPIR_Cont_request_t *st;
-    (void) info;                /* no hints are defined */
-
-    MPIR_ERR_CHKANDJUMP1(flags & ~CONT_PUBLIC_FLAGS, mpi_errno, MPI_ERR_ARG, "**contflags",
-                         "**contflags %d", flags);
-    /* MPI_UNDEFINED is no limit, as in Open MPI's continuations */
-    MPIR_ERR_CHKANDJUMP1(max_poll < 0 && max_poll != MPI_UNDEFINED, mpi_errno, MPI_ERR_ARG,
-                         "**contmaxpoll", "**contmaxpoll %d", max_poll);
-    st = MPL_calloc(1, sizeof(*st), MPL_MEM_OTHER);
-    MPIR_ERR_CHKANDJUMP1(!st, mpi_errno, MPI_ERR_NO_MEM, "**nomem", "**nomem %s",
-                         "continuation request");
-    req = MPIR_Request_create(MPIR_REQUEST_KIND__CONTINUE);
-    if (!req) {
-        MPL_free(st);
-        MPIR_ERR_SETANDJUMP(mpi_errno, MPIX_ERR_NOREQ, "**nomemreq");
-    }
-    st->poll_only = (flags & MPIX_CONT_POLL_ONLY) != 0;
-    st->max_poll = max_poll == MPI_UNDEFINED ? 0 : max_poll;
-    req->u.cont = st;
-    /* created inactive, as a persistent request is */
-    MPIR_cc_set(&req->cc, 0);
-    req->cc_ptr = &req->cc;
-    MPIR_Status_set_empty(&req->status);
-    *cont_req = req;
-    mpi_errno = MPIR_Deferred_call_init();
-  fn_fail:
-    return mpi_errno;
-}
-
-int MPIR_Continue_start(MPIR_Request * cr)
-{
-    MPIR_Cont_request_t *st = cr->u.cont;
-    cont_t *c, *tmp;
-
-    st->active = true;
-    st->err = MPI_SUCCESS;
-    /* complete once every registered callback has run: at once if none */
-    MPIR_cc_set(&cr->cc, st->pending);
-    /* ready while inactive: they run at the next round (or next test/wait) */
-    DL_FOREACH_SAFE(st->held, c, tmp) {
-        DL_DELETE(st->held, c);
-        ready(c, false);
-    }
-    return MPI_SUCCESS;
-}
-
-/* runs the callbacks ready on a poll-only continuation request, at most
- * max_poll; the number run */
-static int poll_ready(MPIR_Cont_request_t * st)
-{
-    int n = 0;
-    /* cr->u.cont stays: the user holds cr while testing it */
-    while (st->ready && (st->max_poll == 0 || n < st->max_poll)) {
-        cont_t *c = st->ready;
-        DL_DELETE(st->ready, c);
-        run(c);
-        n++;
-    }
-    return n;
-}
-
-/* one round of progress unless callbacks are ready, then those callbacks;
- * *ran: how many ran */
-static int poll_once(MPIR_Request * cr, int *ran)
-{
-    MPIR_Cont_request_t *st = cr->u.cont;
-    int mpi_errno = MPI_SUCCESS;
-
-    *ran = 0;
-    if (!st->ready) {
-        mpi_errno = MPID_Progress_test(NULL);
-        MPIR_ERR_CHECK(mpi_errno);
-    }
-    *ran = poll_ready(st);
-  fn_fail:
-    return mpi_errno;
-}
-
-/* MPI_Test and the other test calls on a poll-only continuation request
- * (its "poll function", as an extended generalized request's) */
-int MPIR_Continue_poll(MPIR_Request * cr)
-{
-    int ran;
-    return poll_once(cr, &ran);
-}
-
-/* MPI_Waitall and the other wait calls that loop on a request's "wait
- * function" until it completes: one poll, then, if no callback ran, the
- * global lock is yielded, as MPI_Wait's loop does, so that a thread that
- * must enter MPI to complete an operation (MPI_Grequest_complete) can */
-int MPIR_Continue_wait(MPIR_Request * cr)
-{
-    int ran, mpi_errno = poll_once(cr, &ran);
-    if (mpi_errno == MPI_SUCCESS && ran == 0)
-        MPID_THREAD_CS_YIELD(GLOBAL, MPIR_THREAD_GLOBAL_ALLFUNC_MUTEX);
-    return mpi_errno;
-}
-
-int MPIR_Continue_completion_processing(MPIR_Request * cr, MPI_Status * status)
-{
-    MPIR_Cont_request_t *st = cr->u.cont;
-    int err = st->err;
-
-    /* what an inactive persistent request returns */
-    st->active = false;
-    st->err = MPI_SUCCESS;
-    if (status != MPI_STATUS_IGNORE)
-        MPIR_Status_set_empty(status);
-    return err;
-}
-
-/* MPI_Request_free: callbacks still registered run all the same (those held
- * run as after MPI_Start, poll-only ones at the next round), then the
- * request goes */
-void MPIR_Continue_request_free(MPIR_Request * cr)
-{
-    MPIR_Cont_request_t *st = cr->u.cont;
-    cont_t *c, *tmp;
-
-    if (st->pending == 0) {
-        MPL_free(st);
-        cr->u.cont = NULL;
-        return;
-    }
-    st->freed = true;
-    st->poll_only = false;
-    if (!st->active)
-        MPIR_Continue_start(cr);
-    DL_FOREACH_SAFE(st->ready, c, tmp) {
-        DL_DELETE(st->ready, c);
-        ready(c, false);
-    }
 }
 
 /* ------------------------------------------------------- registration */
@@ -527,7 +356,7 @@ void MPIR_Continue_op_freed(MPIR_Request * req)
     }
     HASH_DEL(watched, op);
     if (c->running || op->claimed) {
-        /* running, being completed or due on a list: run() frees it and
+        /* running, being completed or due on a list: MPIR_Continue_run frees it and
          * never calls the function again */
         op->dropped = true;
         c->gone = true;

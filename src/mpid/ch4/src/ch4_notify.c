@@ -74,10 +74,11 @@ cvars:
  * even with MPIR_CVAR_ERROR_CHECKING off: a tag outside 24 bits would spill
  * into other fields of the libfabric CQ word, -1 is the generic path's
  * "no notification", and the rank indexes per-target arrays. */
-ATTRIBUTE((always_inline)) static inline int check_access(MPIR_Win * win, MPI_Aint src_count,
-                                                          MPI_Datatype src_type, MPI_Aint dst_count,
-                                                          MPI_Datatype dst_type, int target_rank,
-                                                          int tag, const char *src_name)
+ATTRIBUTE((always_inline))
+static inline int check_access(MPIR_Win * win, MPI_Aint src_count,
+                               MPI_Datatype src_type, MPI_Aint dst_count,
+                               MPI_Datatype dst_type, int target_rank,
+                               int tag, const char *src_name)
 {
     int mpi_errno = MPI_SUCCESS;
     MPI_Aint src_bytes, dst_bytes;
@@ -196,12 +197,13 @@ static int ATTRIBUTE((noinline)) dispatch_other(MPIR_Notify_path_t path, void *o
  * a notified put to a node-local target is one call deep here (the ring
  * access, a tail call) and the plain calls' copies have no request code
  * (req is a constant NULL there); the other paths are a call further. */
-ATTRIBUTE((always_inline)) static inline int put_get(void *origin_addr, MPI_Aint origin_count,
-                                                     MPI_Datatype origin_datatype,
-                                                     int target_rank, MPI_Aint target_disp,
-                                                     MPI_Aint target_count,
-                                                     MPI_Datatype target_datatype, MPIR_Win * win,
-                                                     int tag, bool is_put, MPIR_Request ** req)
+ATTRIBUTE((always_inline))
+static inline int put_get(void *origin_addr, MPI_Aint origin_count,
+                          MPI_Datatype origin_datatype,
+                          int target_rank, MPI_Aint target_disp,
+                          MPI_Aint target_count,
+                          MPI_Datatype target_datatype, MPIR_Win * win,
+                          int tag, bool is_put, MPIR_Request ** req)
 {
     int mpi_errno = is_put ?
         check_access(win, origin_count, origin_datatype, target_count, target_datatype,
@@ -219,8 +221,7 @@ ATTRIBUTE((always_inline)) static inline int put_get(void *origin_addr, MPI_Aint
     if (unlikely(mpi_errno != MPI_SUCCESS))
         return mpi_errno;
     return dispatch_other(path, origin_addr, (int) origin_count, origin_datatype, target_rank,
-                          target_disp, (int) target_count, target_datatype, win, tag, is_put,
-                          req);
+                          target_disp, (int) target_count, target_datatype, win, tag, is_put, req);
 }
 
 int MPID_Put_notify(const void *origin_addr, MPI_Aint origin_count,

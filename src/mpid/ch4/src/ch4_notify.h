@@ -47,7 +47,7 @@ MPL_STATIC_INLINE_PREFIX int MPIDI_Notify_range_check(int target_rank, MPI_Aint 
 #define MPIDI_NOTIFY_ASK_BURST 8
 
 MPL_STATIC_INLINE_PREFIX void MPIDI_Notify_predict_ask(uint64_t issued, uint64_t * at_flush,
-                                                       bool * ask)
+                                                       bool *ask)
 {
     if (issued != *at_flush)
         *ask = issued - *at_flush <= MPIDI_NOTIFY_ASK_BURST;
@@ -71,8 +71,7 @@ typedef struct {
     MPIR_Win *win;              /* NULL: none */
 } MPIDI_Notify_win_cache_t;
 
-MPL_STATIC_INLINE_PREFIX MPIR_Win *MPIDI_Notify_window_of(MPIDI_Notify_win_cache_t * c,
-                                                          uint64_t id)
+MPL_STATIC_INLINE_PREFIX MPIR_Win *MPIDI_Notify_window_of(MPIDI_Notify_win_cache_t * c, uint64_t id)
 {
     if (likely(c->win && c->id == id))
         return c->win;

@@ -209,7 +209,7 @@ int MPIDI_Notify_eager_put(const void *buf, MPI_Aint bytes, int target, MPI_Aint
     MPIR_cc_t *local = NULL;
     bool in_mpidig = counted_by_mpidig(win);
     if (in_mpidig)
-        MPIDIG_win_cmpl_cnts_incr(win, target, &local);        /* both, for the answer */
+        MPIDIG_win_cmpl_cnts_incr(win, target, &local); /* both, for the answer */
     else if (sreq)
         local = &MPIDIG_win_target_get(win, target)->local_cmpl_cnts;
     if (sreq) {
@@ -218,8 +218,7 @@ int MPIDI_Notify_eager_put(const void *buf, MPI_Aint bytes, int target, MPI_Aint
     }
     e->issued[target]++;
     uint64_t asked = e->asked[target];
-    if (in_mpidig ||
-        MPIDI_Notify_put_asks(e->ask[target], e->issued[target], e->at_flush[target])) {
+    if (in_mpidig || MPIDI_Notify_put_asks(e->ask[target], e->issued[target], e->at_flush[target])) {
         hdr.kind |= EAGER_ASK;
         e->asked[target] = e->issued[target];
     }
@@ -248,7 +247,7 @@ int MPIDI_Notify_eager_put(const void *buf, MPI_Aint bytes, int target, MPI_Aint
             MPIR_Request_free(sreq);
         if (sreq)
             MPID_Request_complete(sreq);
-        if (hdr.ack)            /* the answer did not go either: owed again */
+        if (hdr.ack)    /* the answer did not go either: owed again */
             (void) MPIDI_Notify_eager_answer(e, target);
         goto fn_fail;
     }
@@ -351,8 +350,7 @@ void MPIDI_Notify_eager_win_free(MPIR_Win * win)
         return;
     if (MPIR_CVAR_NOTIFY_VERBOSE)
         fprintf(stderr, "notify: window %x: eager answers: %lu rode on puts, %lu went alone "
-                "after a deferral, %lu at once\n", win->handle, e->rode, e->alone,
-                e->at_once_sent);
+                "after a deferral, %lu at once\n", win->handle, e->rode, e->alone, e->at_once_sent);
     /* epochs are closed, so every origin has its answers; what is still
      * marked owed only repeats them */
     for (int r = 0; e->nowed > 0; r++)

@@ -54,7 +54,7 @@ typedef struct MPIDI_Notify_eager_win {
     int nowed;                  /* target: origins with owed set */
     unsigned long rode, alone, at_once_sent;    /* answers: on a put, deferred then alone, at once */
     struct MPIR_Win *win;
-    struct MPIDI_Notify_eager_win *next, *prev;         /* windows owing answers */
+    struct MPIDI_Notify_eager_win *next, *prev; /* windows owing answers */
 } MPIDI_Notify_eager_win_t;
 
 /* MPI_Init (every process, same order): the active-message handler */
@@ -107,11 +107,11 @@ typedef struct {
  * that target said it is armed; until then, and to targets that never arm,
  * active messages carry the puts. */
 typedef struct {
-    int (*arm) (void);
-    int (*send) (struct MPIR_Win * win, int target, const MPIDI_Notify_eager_hdr_t * hdr,
-                 bool compact, const void *data, MPI_Aint bytes, struct MPIR_Request * sreq);
-    bool (*fits) (struct MPIR_Win * win, int target, const MPIDI_Notify_eager_hdr_t * hdr,
-                  MPI_Aint bytes);
+    int (*arm)(void);
+    int (*send)(struct MPIR_Win * win, int target, const MPIDI_Notify_eager_hdr_t * hdr,
+                bool compact, const void *data, MPI_Aint bytes, struct MPIR_Request * sreq);
+    bool (*fits)(struct MPIR_Win * win, int target, const MPIDI_Notify_eager_hdr_t * hdr,
+                 MPI_Aint bytes);
     MPI_Aint compact_max;
     MPI_Aint inject_max;
     /* A carrier that writes each put's data into the target's window itself

@@ -36,7 +36,7 @@ cvars:
 */
 
 MPIDI_Notify_ring_consumer_t MPIDI_Notify_ring;
-#define CONS MPIDI_Notify_ring    /* the consumer side, shared with the inline progress check */
+#define CONS MPIDI_Notify_ring  /* the consumer side, shared with the inline progress check */
 
 /* the node's segment as this process sees it */
 static struct {
@@ -75,7 +75,8 @@ static int ring_lookup(MPIR_Win * win, int target_rank)
 }
 
 /* the same for a target on the ring path, which has one */
-ATTRIBUTE((always_inline)) static inline int ring_index(MPIR_Win * win, int target_rank)
+ATTRIBUTE((always_inline))
+static inline int ring_index(MPIR_Win * win, int target_rank)
 {
     if (likely(R.to.win == win && R.to.rank == target_rank))
         return R.to.local;
@@ -132,8 +133,7 @@ int MPIDI_Notify_rings_finalize(void)
 {
     int mpi_errno = MPI_SUCCESS;
     if (R.dropped && MPIR_CVAR_NOTIFY_VERBOSE)
-        fprintf(stderr, "notify: %llu ring cells named a window already freed here\n",
-                R.dropped);
+        fprintf(stderr, "notify: %llu ring cells named a window already freed here\n", R.dropped);
     if (R.segment)
         mpi_errno = MPIDU_Init_shm_free(R.segment);
     R.segment = NULL;
@@ -174,7 +174,7 @@ int MPIDI_Notify_rings_claim_node(MPIR_Win * win, MPIR_Notify_why_t why)
     return mpi_errno;
 }
 
-void MPIDI_Notify_rings_win_init(MPIR_Win * win, bool * counted)
+void MPIDI_Notify_rings_win_init(MPIR_Win * win, bool *counted)
 {
     MPIDI_winattr_t winattr = MPIDI_WIN(win, winattr);
     /* whatever this process chose: a peer may have chosen the ring where
@@ -189,7 +189,7 @@ void MPIDI_Notify_rings_win_init(MPIR_Win * win, bool * counted)
     }
 }
 
-int MPIDI_Notify_rings_win_free(MPIR_Win * win, bool * counted)
+int MPIDI_Notify_rings_win_free(MPIR_Win * win, bool *counted)
 {
     int mpi_errno = MPI_SUCCESS;
     if (R.to.win == win)
@@ -252,8 +252,8 @@ int MPIDI_Notify_rings_drain(void)
 
 /* The next cell of the ring of local rank local, NULL if it is full: with a
  * compare-and-swap where other producers may claim at the same time */
-ATTRIBUTE((always_inline)) static inline MPIDI_Notify_cell_t *claim_cell(int local,
-                                                                         uint32_t * pos)
+ATTRIBUTE((always_inline))
+static inline MPIDI_Notify_cell_t *claim_cell(int local, uint32_t * pos)
 {
     MPIDI_Notify_ring_t *ring = ring_of(local);
     if (R.serial)
@@ -276,8 +276,8 @@ static int claim_full(int local, MPIDI_Notify_cell_t ** cell, uint32_t * pos)
 }
 
 /* Claim a cell of the target's ring */
-ATTRIBUTE((always_inline)) static inline int claim(int local, MPIDI_Notify_cell_t ** cell,
-                                                   uint32_t * pos)
+ATTRIBUTE((always_inline))
+static inline int claim(int local, MPIDI_Notify_cell_t ** cell, uint32_t * pos)
 {
     *cell = claim_cell(local, pos);
     if (likely(*cell != NULL))
@@ -289,9 +289,9 @@ ATTRIBUTE((always_inline)) static inline int claim(int local, MPIDI_Notify_cell_
  * target memory.  Forced inline (MPL_STATIC_INLINE_PREFIX only forces it in
  * builds configured with --enable-fast=alwaysinline): the notified put's
  * own path. */
-ATTRIBUTE((always_inline)) static inline void fill(MPIDI_Notify_cell_t * c, uint32_t pos,
-                                                   MPIR_Win * win, int target_rank, int tag,
-                                                   MPI_Aint bytes)
+ATTRIBUTE((always_inline))
+static inline void fill(MPIDI_Notify_cell_t * c, uint32_t pos,
+                        MPIR_Win * win, int target_rank, int tag, MPI_Aint bytes)
 {
     c->nseq = MPIR_Notify_take_seq(win->notify, target_rank);   /* ring: state exists */
     c->win_id = MPIDIG_WIN(win, win_id);
@@ -302,8 +302,8 @@ ATTRIBUTE((always_inline)) static inline void fill(MPIDI_Notify_cell_t * c, uint
 }
 
 /* A cell for an access already complete in target memory */
-ATTRIBUTE((always_inline)) static inline int publish(MPIR_Win * win, int target_rank, int tag,
-                                                     MPI_Aint bytes)
+ATTRIBUTE((always_inline))
+static inline int publish(MPIR_Win * win, int target_rank, int tag, MPI_Aint bytes)
 {
     MPIDI_Notify_cell_t *c;
     uint32_t pos;
@@ -383,10 +383,11 @@ static bool by_pieces(MPI_Datatype a, MPI_Datatype b)
 /* The access's bytes between origin memory and tbuf in the target's
  * segment: contiguous ones without the datatype engine, non-contiguous
  * ones without a pack in between where their pieces are large */
-ATTRIBUTE((always_inline)) static inline int copy(void *origin_addr, int origin_count,
-                                                  MPI_Datatype origin_datatype, char *tbuf,
-                                                  int target_count, MPI_Datatype target_datatype,
-                                                  bool contig, bool is_put, MPI_Aint bytes)
+ATTRIBUTE((always_inline))
+static inline int copy(void *origin_addr, int origin_count,
+                       MPI_Datatype origin_datatype, char *tbuf,
+                       int target_count, MPI_Datatype target_datatype,
+                       bool contig, bool is_put, MPI_Aint bytes)
 {
     if (contig) {
         MPI_Aint olb, tlb;

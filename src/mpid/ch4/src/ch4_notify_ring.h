@@ -57,8 +57,8 @@ int MPIDI_Notify_rings_finalize(void);
  * node maps its memory (*counted: free undoes it); free first delivers the
  * cells already published for the window (its peers published them before
  * the barrier that starts MPI_Win_free). */
-void MPIDI_Notify_rings_win_init(MPIR_Win * win, bool * counted);
-int MPIDI_Notify_rings_win_free(MPIR_Win * win, bool * counted);
+void MPIDI_Notify_rings_win_init(MPIR_Win * win, bool *counted);
+int MPIDI_Notify_rings_win_free(MPIR_Win * win, bool *counted);
 /* whether target_rank is another process that maps the window memory and
  * has a ring */
 bool MPIDI_Notify_ring_reaches(MPIR_Win * win, int target_rank);

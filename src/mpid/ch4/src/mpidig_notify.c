@@ -35,8 +35,7 @@ int MPIDIG_notify_get_read(MPIR_Request * rreq, MPI_Aint bytes)
                          "notified get copy");
     if (bytes > 0) {
         mpi_errno = MPIR_Typerep_pack(MPIDIG_REQUEST(rreq, buffer), MPIDIG_REQUEST(rreq, count),
-                                      MPIDIG_REQUEST(rreq, datatype), 0, nt->copy, bytes,
-                                      &packed);
+                                      MPIDIG_REQUEST(rreq, datatype), 0, nt->copy, bytes, &packed);
         MPIR_ERR_CHECK(mpi_errno);
     }
     MPIR_Datatype_release_if_not_builtin(MPIDIG_REQUEST(rreq, datatype));

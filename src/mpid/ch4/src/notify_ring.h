@@ -61,7 +61,7 @@ typedef struct {
 
 static inline size_t MPIDI_Notify_ring_bytes(uint32_t size)
 {
-    return sizeof(MPIDI_Notify_ring_t) + (size_t) size * sizeof(MPIDI_Notify_cell_t);
+    return sizeof(MPIDI_Notify_ring_t) + (size_t) size *sizeof(MPIDI_Notify_cell_t);
 }
 
 /* The owner initialises its ring before any producer can see it: every

@@ -50,7 +50,7 @@ static int put_pieces(const void *origin_addr, int origin_count, MPI_Datatype or
         } else {
             MPIDI_OFI_win_cntr_incr(win);
             mpi_errno = MPIDI_OFI_notify_write(win, target, a->iov_base, len, raddr, mr.mr_key, 0,
-                                  FI_DELIVERY_COMPLETE, NULL);
+                                               FI_DELIVERY_COMPLETE, NULL);
             MPIR_ERR_CHECK(mpi_errno);
         }
         MPIDI_Notify_iov_advance(a, len);
@@ -157,20 +157,19 @@ static int put_data(const void *origin_addr, int origin_count, MPI_Datatype orig
         if (!waw) {
             /* later notifications to this target wait for this write */
             mpi_errno = MPIDI_OFI_notify_write(win, target_rank, buf, bytes, raddr, mr.mr_key, data,
-                                  flags, req);
+                                               flags, req);
         } else if (inject) {
             if (carry)
                 MPIDI_OFI_CALL_RETRY(fi_inject_writedata(MPIDI_OFI_WIN(win).ep, buf,
                                                          bytes, data, dest, raddr,
-                                                         mr.mr_key),
-                                     vni, rdma_inject_write, FALSE);
+                                                         mr.mr_key), vni, rdma_inject_write, FALSE);
             else
                 MPIDI_OFI_CALL_RETRY(fi_inject_write(MPIDI_OFI_WIN(win).ep, buf, bytes,
                                                      dest, raddr, mr.mr_key),
                                      vni, rdma_inject_write, FALSE);
         } else {
             mpi_errno = MPIDI_OFI_notify_write(win, target_rank, buf, bytes, raddr, mr.mr_key, data,
-                                  FI_DELIVERY_COMPLETE | flags, ureq);
+                                               FI_DELIVERY_COMPLETE | flags, ureq);
         }
         MPIR_ERR_CHECK(mpi_errno);
     } else if (!contig && bytes > 0) {
@@ -413,8 +412,7 @@ int MPIDI_OFI_notify_accumulate(const MPIR_Notify_acc_t * a, MPIR_Win * win, MPI
             mpi_errno = MPIDI_NM_mpi_raccumulate(a->origin_addr, a->origin_count,
                                                  a->origin_datatype, a->target_rank,
                                                  a->target_disp, a->target_count,
-                                                 a->target_datatype, a->op, win, av, winattr,
-                                                 &req);
+                                                 a->target_datatype, a->op, win, av, winattr, &req);
             break;
         case MPIR_NOTIFY_GET_ACC:
             mpi_errno = MPIDI_NM_mpi_rget_accumulate(a->origin_addr, a->origin_count,

@@ -54,15 +54,13 @@ int MPIDI_OFI_notify_progress(void);
  * (MPIDI_OFI_EVENT_NOTIFY) */
 void MPIDI_OFI_notify_tagged_init(void);
 struct fi_cq_tagged_entry;
-int MPIDI_OFI_notify_tagged_event(int vni, struct fi_cq_tagged_entry *wc,
-                                  struct MPIR_Request *req);
+int MPIDI_OFI_notify_tagged_event(int vni, struct fi_cq_tagged_entry *wc, struct MPIR_Request *req);
 
 /* MPICH's own tagged receives also carry remote CQ data, and they have an
  * op_context; only a remote *write* with CQ data is a notification. */
 static inline bool MPIDI_OFI_is_notify_cqe(uint64_t flags)
 {
-    return (flags & (FI_REMOTE_CQ_DATA | FI_REMOTE_WRITE)) ==
-        (FI_REMOTE_CQ_DATA | FI_REMOTE_WRITE);
+    return (flags & (FI_REMOTE_CQ_DATA | FI_REMOTE_WRITE)) == (FI_REMOTE_CQ_DATA | FI_REMOTE_WRITE);
 }
 
 /* ch4's netmod API (ch4_api.txt) */

@@ -143,9 +143,10 @@ int MPIDI_OFI_notify_tagged_repost(void)
 
 /* the compact header of hdr towards a window member; false: it does not fit.
  * Inline, so that carrier_fits, which only asks, computes no words. */
-ATTRIBUTE((always_inline)) static inline bool compact_words(MPIR_Win * win,
-                                                            const MPIDI_Notify_eager_hdr_t * hdr,
-                                                            uint64_t * tag, uint64_t * data)
+ATTRIBUTE((always_inline))
+static inline bool compact_words(MPIR_Win * win,
+                                 const MPIDI_Notify_eager_hdr_t * hdr,
+                                 uint64_t * tag, uint64_t * data)
 {
     MPIDI_OFI_notify_win_t *nw = MPIDI_OFI_WIN(win).notify;
     MPIDI_OFI_cw_t h = {
@@ -198,7 +199,7 @@ static int carrier_send(MPIR_Win * win, int target, const MPIDI_Notify_eager_hdr
 
     if (compact) {
         uint64_t low = 0;
-        bool fits = compact_words(win, hdr, &low, &msg.data);  /* as carrier_fits said */
+        bool fits = compact_words(win, hdr, &low, &msg.data);   /* as carrier_fits said */
         MPIR_Assert(fits);
         (void) fits;
         msg.tag |= low;
@@ -297,8 +298,7 @@ void MPIDI_OFI_notify_tagged_init(void)
     /* the path's windows have remote CQ data (ofi_notify_win.c) */
     compact_on = prov->domain_attr->cq_data_size >= sizeof(uint64_t) &&
         tag_bits > MPIDI_OFI_CW_FIXED_BITS;
-    rx_size = (size_t) MPL_MAX(MPIDI_Notify_eager_msg_max(),
-                               compact_on ? carrier.compact_max : 0);
+    rx_size = (size_t) MPL_MAX(MPIDI_Notify_eager_msg_max(), compact_on ? carrier.compact_max : 0);
     carrier.inject_max = compact_on ? (MPI_Aint) MPIDI_OFI_global.max_buffered_send : 0;
     MPIDI_Notify_eager_set_carrier(&carrier);
 }

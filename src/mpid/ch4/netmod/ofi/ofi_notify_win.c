@@ -95,7 +95,7 @@ cvars:
 */
 
 #define NSLOTS MPIDI_OFI_NW_SLOTS
-#define PATH_ON (-1)            /* off_reason of a window the path can serve */
+#define PATH_ON (-1)    /* off_reason of a window the path can serve */
 
 /* Where the eager message leads the write, per provider, from
  * bench/eager-table.sh and the ping-pong (doc/benchmarks.md): on tcp, which
@@ -184,7 +184,7 @@ static struct {
  * creation at this process is exchanging (the collective releases the
  * global lock, so another thread may create a window meanwhile), another
  * offers none and takes the generic path (no-window-slot). */
-static void offer(MPIR_Win * win, member_info_t * mine, bool * offered)
+static void offer(MPIR_Win * win, member_info_t * mine, bool *offered)
 {
     MPIDI_OFI_notify_global_t *g = &MPIDI_OFI_global.notify;
     memset(mine, 0, sizeof(*mine));
@@ -273,8 +273,7 @@ static int new_state(MPIR_Win * win, int slot, const member_info_t * all)
     int n = win->comm_ptr->local_size;
     MPIDI_OFI_notify_win_t *nw = MPL_calloc(1, sizeof(*nw), MPL_MEM_RMA);
 
-    MPIR_ERR_CHKANDJUMP1(!nw, mpi_errno, MPI_ERR_NO_MEM, "**nomem", "**nomem %s",
-                         "notify window");
+    MPIR_ERR_CHKANDJUMP1(!nw, mpi_errno, MPI_ERR_NO_MEM, "**nomem", "**nomem %s", "notify window");
     MPIDI_OFI_WIN(win).notify = nw;
     nw->slot = slot;
     nw->len_in = MPL_calloc(n, sizeof(uint64_t), MPL_MEM_RMA);
@@ -313,11 +312,15 @@ void MPIDI_OFI_notify_win_describe(MPIR_Win * win, char *text, size_t text_sz)
 
     if (!nw)
         return;
-    if (nw->eager_lo <= nw->eager_hi)
+    if (nw->eager_lo <= nw->eager_hi) {
+        const char *how = "active messages";
+        if (MPIDI_OFI_notify_writes_on())
+            how = "unacknowledged writes";
+        else if (MPIDI_OFI_notify_tagged_on())
+            how = "tagged once the target receives on the carrier";
         snprintf(eager, sizeof(eager), "eager messages for puts of %ld to %ld bytes (%s)",
-                 (long) nw->eager_lo, (long) nw->eager_hi, MPIDI_OFI_notify_writes_on() ?
-                 "unacknowledged writes" : MPIDI_OFI_notify_tagged_on() ?
-                 "tagged once the target receives on the carrier" : "active messages");
+                 (long) nw->eager_lo, (long) nw->eager_hi, how);
+    }
     snprintf(text, text_sz, "libfabric remote CQ data via %s, slot %d, inject up to %zu bytes, "
              "ordered by %s, get notified %s; %s",
              MPIDI_OFI_global.prov_use[0]->fabric_attr->prov_name, nw->slot,

@@ -303,8 +303,7 @@ int MPIDI_OFI_notify_cq_data(uint64_t data)
         if (MPIR_CVAR_NOTIFY_VERBOSE && (g->dropped & (g->dropped - 1)) == 0)
             fprintf(stderr, "notify: dropped remote CQ data %#llx (window slot %d, "
                     "origin %d: no such window here); %lu dropped so far\n",
-                    (unsigned long long) data, slot, src,
-                    g->dropped);
+                    (unsigned long long) data, slot, src, g->dropped);
         goto fn_exit;
     }
     if (is_ew)

@@ -106,10 +106,8 @@ int MPIDI_UCX_notify_access(void *origin_addr, int origin_count, MPI_Datatype or
     MPIR_FUNC_ENTER;
     /* ring and generic targets do not come here (ch4_notify.c) */
     if (nw) {
-        MPIDI_Datatype_check_contig_size_lb(origin_datatype, origin_count, o_contig, o_bytes,
-                                            o_lb);
-        MPIDI_Datatype_check_contig_size_lb(target_datatype, target_count, t_contig, t_bytes,
-                                            t_lb);
+        MPIDI_Datatype_check_contig_size_lb(origin_datatype, origin_count, o_contig, o_bytes, o_lb);
+        MPIDI_Datatype_check_contig_size_lb(target_datatype, target_count, t_contig, t_bytes, t_lb);
         if (!o_contig || !t_contig)
             nw = NULL;
     }

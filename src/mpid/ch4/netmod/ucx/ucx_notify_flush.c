@@ -133,7 +133,7 @@ static int send_one_owed(MPIDI_UCX_notify_win_t * nw, int r, bool alone)
 {
     if (alone && !nw->at_once[r])
         nw->defer_skip[r] = DEFER_SKIP;
-    int e = MPIDI_UCX_notify_send_ack(nw->win, r);       /* clears owed[r] */
+    int e = MPIDI_UCX_notify_send_ack(nw->win, r);      /* clears owed[r] */
     if (e && nw->owed[r]) {     /* not sent: give up on it, as on any failed send */
         nw->owed[r] = false;
         if (--nw->nowed == 0)
@@ -238,8 +238,7 @@ int MPIDI_UCX_notify_cmpl(MPIR_Win * win, int target, bool local)
         nw->acked[target] >= nw->issued[target]) {
         /* nothing to wait for (every access to a target on the ring path) */
         if (!local)
-            MPIDI_Notify_predict_ask(nw->issued[target], &nw->at_flush[target],
-                                     &nw->ask[target]);
+            MPIDI_Notify_predict_ask(nw->issued[target], &nw->at_flush[target], &nw->ask[target]);
         return MPIDI_UCX_notify_take_deferred();
     }
     int vni = MPIDI_UCX_get_win_vni(win);

@@ -158,8 +158,7 @@ static void set_eager_max(void)
     if (MPIR_CVAR_NOTIFY_UCX_EAGER_MAX >= 0)
         eager_max = (size_t) MPIR_CVAR_NOTIFY_UCX_EAGER_MAX;
     else
-        eager_max = !getenv("UCX_RNDV_THRESH") && tcp_only(MPIDI_UCX_global.context) ?
-            131072 : 0;
+        eager_max = !getenv("UCX_RNDV_THRESH") && tcp_only(MPIDI_UCX_global.context) ? 131072 : 0;
 }
 
 /* UCX's rendezvous waits for the receiver to answer; over tcp it cost more
@@ -304,8 +303,7 @@ static void rndv_done(void *request, ucs_status_t status, size_t length, void *u
     int e = MPI_SUCCESS;
 
     if (status != UCS_OK)
-        MPIR_ERR_SET1(e, MPI_ERR_OTHER, "**notifyucx", "**notifyucx %s",
-                      ucs_status_string(status));
+        MPIR_ERR_SET1(e, MPI_ERR_OTHER, "**notifyucx", "**notifyucx %s", ucs_status_string(status));
     else if (rx->get)
         get_done(rx->get);
     else

@@ -108,8 +108,7 @@ MPIDI_UCX_notify_win_t *MPIDI_UCX_notify_state_of(MPIR_Win * win)
  * differ) */
 static bool node_shared(MPIR_Win * win)
 {
-    return win->comm_ptr->node_comm && MPIDIG_WIN(win, shared_table) &&
-        MPIDIG_WIN(win, mmap_addr);
+    return win->comm_ptr->node_comm && MPIDIG_WIN(win, shared_table) && MPIDIG_WIN(win, mmap_addr);
 }
 
 int MPIDI_UCX_notify_win_init(MPIR_Win * win)

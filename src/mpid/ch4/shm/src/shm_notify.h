@@ -28,8 +28,7 @@ MPL_STATIC_INLINE_PREFIX int MPIDI_SHM_mpi_put_notify(const void *origin_addr, i
                                  target_disp, target_count, target_datatype, win, tag, req);
 #else
     return MPIDI_POSIX_mpi_put_notify(origin_addr, origin_count, origin_datatype, target_rank,
-                                      target_disp, target_count, target_datatype, win, tag,
-                                      req);
+                                      target_disp, target_count, target_datatype, win, tag, req);
 #endif
 }
 
@@ -46,8 +45,7 @@ MPL_STATIC_INLINE_PREFIX int MPIDI_SHM_mpi_get_notify(void *origin_addr, int ori
                                  target_disp, target_count, target_datatype, win, tag, req);
 #else
     return MPIDI_POSIX_mpi_get_notify(origin_addr, origin_count, origin_datatype, target_rank,
-                                      target_disp, target_count, target_datatype, win, tag,
-                                      req);
+                                      target_disp, target_count, target_datatype, win, tag, req);
 #endif
 }
 
