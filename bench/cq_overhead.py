@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """What the libfabric fast path's hooks cost ordinary message passing.
 
-Patch 0007 adds two tests to the OFI netmod's hot path: one per completion-
+Hook 0007 adds two tests to the OFI netmod's hot path: one per completion-
 queue entry (is this remote CQ data for a notification?) and one per netmod
 progress call (is a notification queued behind a get or a small-piece put?).
 This script counts how many instructions those tests executed in a callgrind
@@ -25,7 +25,7 @@ CQE_MASK = "$0x22000"
 
 
 def added_offsets(lib):
-    """File offsets of every instruction patch 0007 added to the hot path."""
+    """File offsets of every instruction hook 0007 added to the hot path."""
     dis = subprocess.run(["objdump", "-d", "--no-show-raw-insn", lib], check=True,
                          capture_output=True, text=True).stdout
     insns = []

@@ -9,7 +9,7 @@
  * once a set of operation requests has completed, registered with a
  * persistent continuation request that completes when every callback
  * registered with it has run.  src/mpi/request/continue.c; hooks in
- * patches/hooks/0021-request-kind-continue.patch.
+ * patches/hooks/0015-request-continuations-MPIX_Continue_init-and-MPIX_Co.patch.
  */
 #ifndef MPIR_CONTINUE_H_INCLUDED
 #define MPIR_CONTINUE_H_INCLUDED

@@ -83,7 +83,7 @@ struct MPIR_Notify_entry;
 
 /* The window of a notification request, NULL for any other request: errors
  * of MPI_Start, MPI_Cancel, MPI_Wait and MPI_Test on it go to the window's
- * error handler (the bindings' generator, patch 0016) */
+ * error handler (the bindings' generator, hook 0013) */
 #define MPIR_NOTIFY_REQUEST_WIN(req_) \
     ((req_) && (req_)->kind == MPIR_REQUEST_KIND__NOTIFY ? (req_)->u.notify->win : NULL)
 /* and of MPI_Waitall and the other array forms, on their error path only */

@@ -163,7 +163,7 @@ static void poller_wake(void)
 /* Tasks must have completed before MPI_Finalize; a progress thread may still
  * be inside MPICH (the last callback runs there), so it stops and is joined
  * before MPICH tears down: MPI_Finalize deletes MPI_COMM_SELF's attributes
- * first (patch 0018 makes MPICH 4.0.2 do it while its locks are still on),
+ * first (fix 0005 makes MPICH 4.0.2 do it while its locks are still on),
  * and this is the delete callback of one. */
 static int at_finalize(MPI_Comm comm, int keyval, void *value, void *extra)
 {

@@ -251,7 +251,7 @@ configure_mpich() {
         *:ch4:ofi*) args+=(--enable-extended-context-bits) ;;
     esac
     # MPI_T events (the notify_* events of src/mpi/notify/notify_events.c);
-    # patch 0022 makes every event one load while no tool listens
+    # hook 0016 makes every event one load while no tool listens
     is_stock || args+=(--enable-mpit-events)
     # MPICH's own test suite (test/mpi and its dtpools, each configured by a
     # configure of its own) runs on the main build only
@@ -269,7 +269,7 @@ configure_mpich() {
     # configure, and the Makefiles it writes (so libtool, once per object),
     # run under dash: configure takes a quarter less time than under bash,
     # and libtool a third less (doc/developing.md, "Where CI's time goes").
-    # patches/fixes/0025 makes MPICH's configure tests POSIX; the stock
+    # patches/fixes/0009 makes MPICH's configure tests POSIX; the stock
     # variants keep bash, as they keep MPICH unpatched.
     local shell=/bin/bash
     if ! is_stock && [ -x /bin/dash ]; then shell=/bin/dash; fi

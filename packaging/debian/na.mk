@@ -15,7 +15,7 @@ extra_flags += --with-datatype-engine=dataloop
 ifneq (,$(findstring ch4:ofi,$(DEVICE)))
 extra_flags += --enable-extended-context-bits
 endif
-# MPI_T events, the notify_* ones included (patch 0022: one load without a tool)
+# MPI_T events, the notify_* ones included (hook 0016: one load without a tool)
 extra_flags += --enable-mpit-events
 
 NA_MA := $(DEB_HOST_MULTIARCH)

@@ -177,7 +177,7 @@ int MPIR_Win_set_num_notify_impl(MPIR_Win * win, MPIR_Info * info, int num_notif
     return counters_set(win, num_notifications, mpi_errno);
 }
 
-/* The user's promise, kept at window creation (patch 0033).  0 is the
+/* The user's promise, kept at window creation (hook 0017).  0 is the
  * draft's "no limit"; a value that is no count is ignored, as MPICH ignores
  * its own hints' unknown values, so that no process fails alone in a
  * collective creation. */

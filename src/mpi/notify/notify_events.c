@@ -18,7 +18,7 @@
  *                          its transport had it: no notification goes
  *
  * Each emission site is MPIR_NOTIFY_EVENT (notify_impl.h): one load while
- * no tool has an event registration, as MPICH's own events (patch 0022).
+ * no tool has an event registration, as MPICH's own events (hook 0016).
  * The data are the structs below; MPI_T_event_read reads them element by
  * element, MPI_T_event_copy as a whole.  Windows and requests are given by
  * their handles (int in MPICH), paths by their index in the MPI_T enum of

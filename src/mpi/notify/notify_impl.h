@@ -106,7 +106,7 @@ struct MPIR_Notify_win {
 };
 
 /* notify_events.c: MPI_T events (source "notify").  MPIR_NOTIFY_EVENT costs
- * one load while no tool has an event registration (patch 0022). */
+ * one load while no tool has an event registration (hook 0016). */
 enum {
     MPIR_NOTIFY_EVENT_ARRIVAL, MPIR_NOTIFY_EVENT_MATCH, MPIR_NOTIFY_EVENT_COUNTER,
     MPIR_NOTIFY_EVENT_DROPPED, MPIR_NOTIFY_EVENT_REFUSED, MPIR_NOTIFY_EVENT_COUNT

@@ -383,7 +383,7 @@ static MPIR_Request *request_if_valid(MPI_Request h)
     return r;
 }
 
-/* The error path of MPI_Waitall and the other array forms (patch 0016):
+/* The error path of MPI_Waitall and the other array forms (hook 0013):
  * the window whose error handler their error goes to, if every request
  * left in the array is a notification request of that one window; NULL
  * (MPI_COMM_WORLD's handler, as for any other request) otherwise */

@@ -82,7 +82,7 @@ MPIR_Notify_why_t MPIR_Notify_path_why(MPIR_Win * win, int target)
  * handler, device state), and collective, so that every process refuses if
  * any still has notification requests of the window: none enters the
  * device's barrier alone, and the window stays fully valid. */
-/* MPI_Win_free's barrier (patch 0008 drops ch4's own): a reduction that
+/* MPI_Win_free's barrier (hook 0008 drops ch4's own): a reduction that
  * also tells every process whether any holds notification requests of the
  * window, so that all refuse together, before anything is torn down, at
  * the cost of the barrier alone */

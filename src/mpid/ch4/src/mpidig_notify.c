@@ -56,7 +56,7 @@ int MPIDIG_notify_acc_done(MPIR_Request * rreq, MPI_Aint bytes)
 
 /* Plain RMA headers keep stock MPICH 4.0.2's sizes (LP64): the
  * notification's tag and sequence number fill what was padding there
- * (ch4_types.h, patch 0003; mpir_notify.h, MPIR_Notify_wire). */
+ * (ch4_types.h, hook 0003; mpir_notify.h, MPIR_Notify_wire). */
 #if SIZEOF_VOID_P == 8
 _Static_assert(sizeof(MPIDIG_put_msg_t) == 72, "MPIDIG_put_msg_t grew");
 _Static_assert(sizeof(MPIDIG_get_msg_t) == 64, "MPIDIG_get_msg_t grew");
