@@ -98,7 +98,7 @@
 #pragma GCC diagnostic ignored "-Wstringop-overflow"
 
 /* ================================================================ 1. PRNG */
-#include "fuzz_rng.h"
+#include "fuzz_common.h"
 
 /* index drawn with the given weights */
 static int rpick(rng_t * r, const int *w, int n)
@@ -1680,27 +1680,6 @@ static void spin_until(atomic_int * v, int want, int step, const char *what)
 /* ---- watchdog and crash handler: write(2) only */
 static char sig_ctx[256];
 
-static void sig_write(const char *s)
-{
-    ssize_t rc = write(2, s, strlen(s));
-    (void) rc;
-}
-
-static void sig_int(long v)
-{
-    char b[24];
-    int k = sizeof b - 1;
-    b[k] = 0;
-    if (v < 0) {
-        sig_write("-");
-        v = -v;
-    }
-    do
-        b[--k] = (char) ('0' + v % 10);
-    while ((v /= 10) && k > 0);
-    sig_write(b + k);
-}
-
 static void sig_handler(int sig)
 {
     sig_write(sig_ctx);
@@ -2737,18 +2716,10 @@ int main(int argc, char **argv)
             bad = 1;
             break;
         }
-        if (!strcmp(a, "-seed"))
-            seed = strtoull(v, NULL, 0);
-        else if (!strcmp(a, "-n"))
-            n = atol(v);
-        else if (!strcmp(a, "-start"))
-            start = atol(v);
-        else if (!strcmp(a, "-max-ops"))
-            max_ops = atoi(v);
-        else if (!strcmp(a, "-max-threads"))
+        if (fuzz_value_opt(a, v, &seed, &n, &start, &max_ops, &wd_seconds)) {
+            /* -seed, -n, -start, -max-ops, -watchdog */
+        } else if (!strcmp(a, "-max-threads"))
             max_t = atoi(v);
-        else if (!strcmp(a, "-watchdog"))
-            wd_seconds = atoi(v);
         else if (!strcmp(a, "-no")) {
             char buf[256];
             snprintf(buf, sizeof buf, "%s", v);
@@ -2789,11 +2760,7 @@ int main(int argc, char **argv)
                      &WIN);
     MPI_Win_set_errhandler(WIN, MPI_ERRORS_RETURN);
     MPIX_Win_create_notify(WIN, NCTR);
-    signal(SIGALRM, sig_handler);
-    signal(SIGSEGV, sig_handler);
-    signal(SIGBUS, sig_handler);
-    signal(SIGFPE, sig_handler);
-    signal(SIGABRT, sig_handler);
+    fuzz_catch_signals(sig_handler);
 
     prog_t *p = calloc(1, sizeof *p);
     p->ops = calloc(MAXOPS, sizeof(op_t));
@@ -2829,10 +2796,7 @@ int main(int argc, char **argv)
             nfail++;
             MPI_Barrier(MPI_COMM_WORLD);
             if (ME == 0) {
-                printf("==== MISMATCH: seed %llu program %ld: %d mismatch%s (rerun: "
-                       "completion_fuzz -seed %llu -start %ld -n 1 -v)\n",
-                       (unsigned long long) seed, idx, errs, errs == 1 ? "" : "es",
-                       (unsigned long long) seed, idx);
+                fuzz_print_mismatch("completion_fuzz", seed, idx, errs);
                 if (nfail <= 2 && !verbose)
                     print_program(stdout, p);
                 fflush(stdout);
@@ -2883,12 +2847,7 @@ int main(int argc, char **argv)
             printf("completion_fuzz: %d refused call%s returned MPI_ERR_OTHER, the code of an "
                    "earlier failing query_fn (stock MPICH 4.0.2's error ring: test/fuzz/README); "
                    "not counted as mismatches\n", stale_all, stale_all == 1 ? "" : "s");
-        printf("completion_fuzz: %d of %ld programs failed", nfail, n);
-        for (int i = 0; i < nfail && i < 8; i++)
-            printf("%s%ld", i ? ", " : " (programs ", failed[i]);
-        printf("%s\n", nfail > 8 ? ", ...)" : nfail ? ")" : "");
-        printf(nfail ? "Found %d errors\n" : "No Errors\n", nfail);
-        fflush(stdout);
+        fuzz_print_result("completion_fuzz", nfail, n, failed);
     }
     if (getenv("CF_SLOW"))
         fprintf(stderr, "[rank %d] slowest step: %s\n", ME, slow_step);

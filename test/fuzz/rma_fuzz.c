@@ -67,7 +67,7 @@
 #endif
 
 /* ================================================================ 1. PRNG */
-#include "fuzz_rng.h"
+#include "fuzz_common.h"
 
 /* ============================================ 2. program representation */
 #define MAXP 8          /* ranks */
@@ -1541,23 +1541,6 @@ static volatile int sig_op = -1;        /* access being issued */
 static volatile int sig_ctr = -1;       /* counter being waited for */
 static int wd_seconds = 60;
 
-static void sig_write(const char *s)
-{
-    ssize_t rc = write(2, s, strlen(s));
-    (void) rc;
-}
-
-static void sig_int(long v)
-{
-    char b[24];
-    int k = sizeof b - 1;
-    b[k] = 0;
-    do
-        b[--k] = (char) ('0' + v % 10);
-    while ((v /= 10) && k > 0);
-    sig_write(b + k);
-}
-
 static void sig_handler(int sig)
 {
     sig_write(sig_ctx);
@@ -2950,22 +2933,14 @@ int main(int argc, char **argv)
             bad_args = 1;
             break;
         }
-        if (!strcmp(a, "-seed"))
-            seed = strtoull(v, NULL, 0);
-        else if (!strcmp(a, "-n"))
-            n = atol(v);
-        else if (!strcmp(a, "-max-ops"))
-            max_ops = atoi(v);
-        else if (!strcmp(a, "-start"))
-            start = atol(v);
-        else if (!strcmp(a, "-shrink-time"))
+        if (fuzz_value_opt(a, v, &seed, &n, &start, &max_ops, &wd_seconds)) {
+            /* -seed, -n, -start, -max-ops, -watchdog */
+        } else if (!strcmp(a, "-shrink-time"))
             shrink_time = atof(v);
         else if (!strcmp(a, "-max-shrink"))
             max_shrink = atoi(v);
         else if (!strcmp(a, "-shrink-tries"))
             tries = atoi(v);
-        else if (!strcmp(a, "-watchdog"))
-            wd_seconds = atoi(v);
         else if (!strcmp(a, "-ops"))
             only_ops = v;
         else {
@@ -2986,12 +2961,7 @@ int main(int argc, char **argv)
         MPI_Finalize();
         return 2;
     }
-    /* after MPI_Init: ours replace MPICH's backtrace handlers */
-    signal(SIGALRM, sig_handler);
-    signal(SIGSEGV, sig_handler);
-    signal(SIGBUS, sig_handler);
-    signal(SIGFPE, sig_handler);
-    signal(SIGABRT, sig_handler);
+    fuzz_catch_signals(sig_handler);
 
     int nfail = 0;
     long failed[8];
@@ -3022,9 +2992,7 @@ int main(int argc, char **argv)
             nfail++;
             MPI_Barrier(MPI_COMM_WORLD);
             if (me == 0) {
-                printf("==== MISMATCH: seed %llu program %ld: %d mismatch%s (rerun: rma_fuzz -seed "
-                       "%llu -start %ld -n 1 -v)\n", (unsigned long long) seed, idx, errs,
-                       errs == 1 ? "" : "es", (unsigned long long) seed, idx);
+                fuzz_print_mismatch("rma_fuzz", seed, idx, errs);
                 if (nfail <= 3)
                     print_program(stdout, &p, keep);
                 fflush(stdout);
@@ -3056,15 +3024,7 @@ int main(int argc, char **argv)
                stats.rops[NT_TAG], stats.rops[NT_CTR], stats.rcalls[RW_WAIT], stats.rcalls[RW_TEST],
                stats.rcalls[RW_WAITALL], stats.rcalls[RW_TESTALL], stats.rcalls[RW_WAITANY],
                stats.rcalls[RW_WAITSOME], stats.rfetch, stats.rreuse);
-        printf("rma_fuzz: %d of %ld programs failed", nfail, n);
-        for (int i = 0; i < nfail && i < 8; i++)
-            printf("%s%ld", i ? ", " : " (programs ", failed[i]);
-        printf("%s\n", nfail > 8 ? ", ...)" : nfail ? ")" : "");
-        if (nfail == 0)
-            printf("No Errors\n");
-        else
-            printf("Found %d errors\n", nfail);
-        fflush(stdout);
+        fuzz_print_result("rma_fuzz", nfail, n, failed);
     }
     MPI_Finalize();
     return nfail != 0;
