@@ -2,7 +2,7 @@
 # `make fuzz`: a randomized checker on transport configurations of
 # test/run-suite.sh, with the environment run-suite.sh gives them
 # (test/transports, the table both read): FUZZ=rma (default) runs the RMA
-# checker test/fuzz/rma_fuzz.c, FUZZ=completion the completion checker
+# checker test/fuzz/rma_fuzz/, FUZZ=completion the completion checker
 # test/fuzz/completion_fuzz.c (`make fuzz-completion`).
 #
 #   SEED=1 N=300 NP=2 CONFIGS=shm,tcp FUZZ_ARGS="-max-ops 40" test/fuzz/run-fuzz.sh
@@ -33,8 +33,10 @@ fi
 
 bin=$BUILD/tests/bin/test_fuzz_${FUZZ}_fuzz
 mkdir -p "$(dirname "$bin")"
-"$PREFIX/bin/mpicc" -std=gnu11 -O2 -Wall -Werror -pthread -o "$bin" \
-    "$TOP/test/fuzz/${FUZZ}_fuzz.c" || exit 2
+# a checker is the C files of its directory (one file, until it is split)
+src=$TOP/test/fuzz/${FUZZ}_fuzz
+if [ -d "$src" ]; then srcs=("$src"/*.c); else srcs=("$src.c"); fi
+"$PREFIX/bin/mpicc" -std=gnu11 -O2 -Wall -Werror -pthread -o "$bin" "${srcs[@]}" || exit 2
 
 rc=0
 IFS=',' read -r -a cfgs <<<"$CONFIGS"
