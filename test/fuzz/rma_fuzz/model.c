@@ -26,7 +26,7 @@ static uint64_t scribble_value(const op_t * o, int i)
 /* Apply one access to target window image tw; arena (the origin's expected
  * arena, or NULL) receives what it fetches. */
 void rma_model_apply(const prog_t * p, const op_t * o, unsigned char *tw,
-                        unsigned char *arena, size_t obuf, size_t rbuf)
+                     unsigned char *arena, size_t obuf, size_t rbuf)
 {
     int toff[2 * MAXN + 64], ooff[2 * MAXN + 64], roff[2 * MAXN + 64];
     int n = td_offsets(&o->tt, toff), b = o->basic, s = bsz[b];
@@ -333,7 +333,7 @@ void rma_plan_build(const prog_t * p, const uint8_t * keep, int me, plan_t * pl)
                 if (!keep[i] || o->epoch != k)
                     continue;
                 rma_model_apply(p, o, win[o->target], o->origin == me ? pl->exp_arena : NULL,
-                            pl->obuf[i], pl->rbuf[i]);
+                                pl->obuf[i], pl->rbuf[i]);
                 if (is_counted(o)) {
                     ctr[o->target][o->cidx]++;
                     pl->cops[phi][o->target][o->cidx]++;
