@@ -132,15 +132,18 @@ run_mpi() {
 }
 
 # compile_prog NAME [LIBS...]: NAME as in test/testlist (test/NAME.c or
-# NAME.c for examples/..., bench/...) into $OUT/bin; 0 on success
+# NAME.c for examples/..., bench/...; without it, every .c file of the
+# directory NAME, one program: test/fuzz/rma_fuzz/) into $OUT/bin; 0 on success
 compile_prog() {
     local name=$1 src; shift
     case "$name" in
         */*) src=$TOP/$name.c ;;
         *) src=$TOP/test/$name.c ;;
     esac
+    local -a srcs=("$src")
+    [ ! -e "$src" ] && [ -d "${src%.c}" ] && srcs=("${src%.c}"/*.c)
     "$MPICC" -std=gnu11 -O2 -Wall -Werror -pthread "${TEST_CFLAGS[@]}" -I"$TOP/test" -o "$OUT/bin/${name//\//_}" \
-        "$src" "$@" -lm >"$OUT/logs/${name//\//_}.compile.log" 2>&1
+        "${srcs[@]}" "$@" -lm >"$OUT/logs/${name//\//_}.compile.log" 2>&1
 }
 
 run_notify_suite() {

@@ -2,8 +2,8 @@
 # `make fuzz`: a randomized checker on transport configurations of
 # test/run-suite.sh, with the environment run-suite.sh gives them
 # (test/transports, the table both read): FUZZ=rma (default) runs the RMA
-# checker test/fuzz/rma_fuzz.c, FUZZ=completion the completion checker
-# test/fuzz/completion_fuzz.c (`make fuzz-completion`).
+# checker test/fuzz/rma_fuzz/, FUZZ=completion the completion checker
+# test/fuzz/completion_fuzz/ (`make fuzz-completion`).
 #
 #   SEED=1 N=300 NP=2 CONFIGS=shm,tcp FUZZ_ARGS="-max-ops 40" test/fuzz/run-fuzz.sh
 #   FUZZ=completion SEED=7 N=200 FUZZ_ARGS="-max-threads 2" test/fuzz/run-fuzz.sh
@@ -33,8 +33,9 @@ fi
 
 bin=$BUILD/tests/bin/test_fuzz_${FUZZ}_fuzz
 mkdir -p "$(dirname "$bin")"
+# a checker is the C files of its directory, compiled together
 "$PREFIX/bin/mpicc" -std=gnu11 -O2 -Wall -Werror -pthread -o "$bin" \
-    "$TOP/test/fuzz/${FUZZ}_fuzz.c" || exit 2
+    "$TOP/test/fuzz/${FUZZ}_fuzz"/*.c || exit 2
 
 rc=0
 IFS=',' read -r -a cfgs <<<"$CONFIGS"
