@@ -233,8 +233,9 @@ static int get_data(void *origin_addr, int origin_count, MPI_Datatype origin_dat
              * these in MPICH 4.0.2: sparse pieces are packed (no request is
              * created, and the pieces are issued later from progress with a
              * pointer to ours), dense ones go to MPIDI_OFI_nopack_putget,
-             * whose request never completes (the flush then hung: test/fuzz
-             * README, failure 5).  MPICH's active-message get has one. */
+             * whose request never completes (the flush then hung in
+             * rma_fuzz's non-contiguous gets).  MPICH's active-message get
+             * has one. */
             mpi_errno = MPIDIG_mpi_rget(origin_addr, origin_count, origin_datatype, target_rank,
                                         target_disp, target_count, target_datatype, win, req);
         } else {
