@@ -131,15 +131,31 @@ run_mpi() {
     return $rc
 }
 
-# compile_prog NAME [LIBS...]: NAME as in test/testlist (test/NAME.c or
-# NAME.c for examples/..., bench/...; without it, every .c file of the
-# directory NAME, one program: test/fuzz/rma_fuzz/) into $OUT/bin; 0 on success
+# The test programs by what they test: test/GROUP/NAME.c.  A name of the
+# testlist without a slash is a program of one of these groups.
+TEST_GROUPS=(notify counters completion tools transports)
+
+# test_src NAME: the source of the program NAME names in test/testlist
+# (test/GROUP/NAME.c, or NAME.c for examples/..., bench/..., test/...)
+test_src() {
+    local g
+    case "$1" in
+        */*) echo "$TOP/$1.c"; return ;;
+    esac
+    for g in "${TEST_GROUPS[@]}"; do
+        if [ -e "$TOP/test/$g/$1.c" ] || [ -d "$TOP/test/$g/$1" ]; then
+            echo "$TOP/test/$g/$1.c"; return
+        fi
+    done
+    echo "$TOP/test/$1.c"
+}
+
+# compile_prog NAME [LIBS...]: NAME as in test/testlist (see test_src;
+# without NAME.c, every .c file of the directory NAME, one program:
+# test/fuzz/rma_fuzz/) into $OUT/bin; 0 on success
 compile_prog() {
     local name=$1 src; shift
-    case "$name" in
-        */*) src=$TOP/$name.c ;;
-        *) src=$TOP/test/$name.c ;;
-    esac
+    src=$(test_src "$name")
     local -a srcs=("$src")
     [ ! -e "$src" ] && [ -d "${src%.c}" ] && srcs=("${src%.c}"/*.c)
     "$MPICC" -std=gnu11 -O2 -Wall -Werror -pthread "${TEST_CFLAGS[@]}" -I"$TOP/test" -o "$OUT/bin/${name//\//_}" \
@@ -327,7 +343,7 @@ run_netns_suite() {
     for entry in "${sel[@]}"; do
         read -r name args <<<"$entry"
         bin=$OUT/bin/${name//\//_}
-        case "$name" in */*) src=$TOP/$name.c ;; *) src=$TOP/test/$name.c ;; esac
+        src=$(test_src "$name")
         # reuse the notify part's binary unless it is older than its sources
         # or the installed library (MPICH may have been reinstalled since)
         if ! { [ "$bin" -nt "$src" ] && [ "$bin" -nt "$TOP/test/na_test.h" ] &&
