@@ -582,14 +582,14 @@ run_man_check() {
 
 # Every access call of the bindings (src/binding/c/*notify*_api.txt: those
 # with a target_disp) is in the differential argument checker's table
-# (test/argcheck.c), so that a new call cannot skip it.
+# (test/notify/argcheck.c), so that a new call cannot skip it.
 run_argcheck_coverage() {
     [[ argcheck_coverage =~ $TESTS ]] || return 0
     local log=$OUT/logs/argcheck_coverage.log name missing=0
     : >"$log"
     for name in $(awk '/^MPIX?_[A-Za-z_]*:$/ { name = substr($0, 1, length($0) - 1) }
                        /^    target_disp:/ { print name }' "$TOP"/src/binding/c/*notify*_api.txt); do
-        grep -q "\"$name\"" "$TOP/test/argcheck.c" || { echo "not in test/argcheck.c: $name" >>"$log"; missing=1; }
+        grep -q "\"$name\"" "$TOP/test/notify/argcheck.c" || { echo "not in test/notify/argcheck.c: $name" >>"$log"; missing=1; }
     done
     if [ $missing -eq 0 ]; then
         pass "argcheck_coverage (every access call)" 0
