@@ -23,7 +23,7 @@
  *      already runs at the next round of progress; a window without
  *      counters gives MPIX_ERR_INVALID_NOTIFICATION.
  *   Every function runs in the thread whose MPI call made progress (the
- *   main thread here; in test/natasks.c libnatasks's progress thread), with
+ *   main thread here; in test/completion/natasks.c libnatasks's progress thread), with
  *   MPI_THREAD_MULTIPLE: outside MPICH's lock, so MPI_Start from one works.
  *   7. handed over: a receive (its data in place and its status when the
  *      function runs), a send, a nonblocking barrier, MPI_Rput_notify's and
