@@ -19,7 +19,7 @@ OUT=$1 PP=$2
 shift 2
 transports=("$@")
 [ ${#transports[@]} -eq 0 ] && transports=(tcp sockets)
-. "$TOP/test/transports.sh"
+. "$TOP/test/harness/transports.sh"
 
 # the default range, as the library computes it (MPIR_CVAR_NOTIFY_VERBOSE)
 table=$OUT/eager-table.txt

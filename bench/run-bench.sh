@@ -26,7 +26,7 @@ QUICK=0
 OUT=${BENCH_OUT:-$TOP/_bench/$(date +%Y%m%d-%H%M%S)}
 mkdir -p "$OUT/bin"
 [ -x "$PREFIX/bin/mpicc" ] || { echo "run-bench: no MPICH in $PREFIX (run make)" >&2; exit 2; }
-. "$TOP/test/transports.sh"
+. "$TOP/test/harness/transports.sh"
 
 for b in pingpong msgrate rate stencil tree pipeline overlap workqueue; do
     "$PREFIX/bin/mpicc" -O2 -o "$OUT/bin/$b" "$TOP/bench/$b.c" -lm
@@ -86,7 +86,7 @@ if [[ " ${transports[*]} " == *" shm "* ]] && [ $QUICK = 0 ]; then
     "$OUT/bin/shm_copy" -n "$ITERS" -max "$NODE_MAX" | tee "$OUT/shm_copy.txt"
 fi
 for tr in "${transports[@]}"; do
-    # the environment of each transport: test/transports, shared with the suite
+    # the environment of each transport: test/harness/transports, shared with the suite
     envs=$(transport_env "$tr") || { echo "run-bench: unknown transport $tr" >&2; exit 2; }
     read -r -a env <<<"$envs"
     if [ $QUICK = 1 ]; then

@@ -19,7 +19,7 @@ export OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-passive}
 OUT=${BENCH_OUT:-$TOP/_bench/tasks-$(date +%Y%m%d-%H%M%S)}
 mkdir -p "$OUT/bin"
 [ -x "$PREFIX/bin/mpicc" ] || { echo "task-bench: no MPICH in $PREFIX (run make)" >&2; exit 2; }
-. "$TOP/test/transports.sh"
+. "$TOP/test/harness/transports.sh"
 
 for b in gauss_seidel streaming; do
     "$PREFIX/bin/mpicc" -O2 -fopenmp -o "$OUT/bin/$b" "$TOP/bench/$b.c" -lnatasks -lm

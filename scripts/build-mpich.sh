@@ -255,7 +255,7 @@ configure_mpich() {
     is_stock || args+=(--enable-mpit-events)
     # MPICH's own test suite (test/mpi and its dtpools, each configured by a
     # configure of its own) runs on the main build only
-    # (test/mpich-regression.txt); --no-recursion skips the two for variants
+    # (test/harness/mpich-regression.txt); --no-recursion skips the two for variants
     case "$VARIANT" in
         ucx | asan) args+=(--no-recursion) ;;
     esac

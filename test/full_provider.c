@@ -2,7 +2,7 @@
  *
  * A notification of 2,047 bytes or more travels on the libfabric path as
  * two remote-CQ-data words (a length word, then the head) when the window's
- * rank field is 19 bits wide (test/testlist sets
+ * rank field is 19 bits wide (test/harness/testlist sets
  * MPIR_CVAR_NOTIFY_OFI_RANK_BITS=19; a window of 2 would need no length
  * word below 256 MiB).  When a send
  * meets -FI_EAGAIN, MPICH's retry runs a round of progress, and a completion
@@ -10,7 +10,7 @@
  * notified access to the same target: no word of it may go between the two
  * words of the notification being sent, or the target decodes a wrong
  * length.  Run with MPIR_CVAR_NOTIFY_OFI_FULL_EVERY=N, which makes every
- * N-th word meet a full provider (test/testlist).
+ * N-th word meet a full provider (test/harness/testlist).
  *
  * Rank 0 issues, per round, a mix to rank 1 through one window: notified
  * gets of 8 bytes (their words wait in a queue for the read), notified

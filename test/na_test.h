@@ -113,7 +113,7 @@ static inline void na_path(MPI_Win win, int target, char *path, char *why, int l
 
 /* Under the suite, NA_EXPECT_PATH is the path (and, after a '/', the reason)
  * that the configuration must give an allocated window's notified accesses
- * to another process (test/transports): a silent fall back to another path
+ * to another process (test/harness/transports): a silent fall back to another path
  * fails the test. */
 static inline void na_expect_path_to(MPI_Win win, int target)
 {

@@ -68,9 +68,9 @@ fail() {
 
 # Environment of each transport configuration, and the path its notified
 # accesses must take (NA_EXPECT_PATH, checked through MPI_T by test/na_test.h),
-# so that a silent fall back to another path fails the run: test/transports,
+# so that a silent fall back to another path fails the run: test/harness/transports,
 # shared with bench/.
-. "$TOP/test/transports.sh"
+. "$TOP/test/harness/transports.sh"
 config_env() { transport_env "$1"; }
 # ch4:ucx in MPICH 4.0.2 builds without the shm module (MPIDI_CH4_DIRECT_NETMOD):
 # every other process is reached by UCX active messages (ucx_notify.c), on
@@ -135,7 +135,7 @@ run_mpi() {
 # testlist without a slash is a program of one of these groups.
 TEST_GROUPS=(notify counters completion tools transports)
 
-# test_src NAME: the source of the program NAME names in test/testlist
+# test_src NAME: the source of the program NAME names in test/harness/testlist
 # (test/GROUP/NAME.c, or NAME.c for examples/..., bench/..., test/...)
 test_src() {
     local g
@@ -150,7 +150,7 @@ test_src() {
     echo "$TOP/test/$1.c"
 }
 
-# compile_prog NAME [LIBS...]: NAME as in test/testlist (see test_src;
+# compile_prog NAME [LIBS...]: NAME as in test/harness/testlist (see test_src;
 # without NAME.c, every .c file of the directory NAME, one program:
 # test/fuzz/rma_fuzz/) into $OUT/bin; 0 on success
 compile_prog() {
@@ -168,7 +168,7 @@ run_notify_suite() {
     while IFS= read -r line; do
         case "$line" in ''|'#'*) continue ;; esac
         lines+=("$line")
-    done <"$TOP/test/testlist"
+    done <"$TOP/test/harness/testlist"
 
     # compile each program once, as many at a time as there are cores
     local name bin jobs=0
@@ -376,13 +376,13 @@ run_netns_suite() {
 
 # ------------------------------------------------------------------ under load
 # The tests whose verdicts a busy machine could change, again with a CPU hog
-# per core (test/loaded.sh, which runs them through this script: SUITE=notify
+# per core (test/harness/loaded.sh, which runs them through this script: SUITE=notify
 # into $BUILD/loaded); each run counts here as "loaded: NAME ...".
 run_loaded_suite() {
-    echo "== under load: timing-sensitive tests, one CPU hog per core (test/loaded.sh) =="
+    echo "== under load: timing-sensitive tests, one CPU hog per core (test/harness/loaded.sh) =="
     local log=$OUT/logs/loaded.log line t rc=0 nf=0 failing=0
     BUILD_DIR="$BUILD" PREFIX="$PREFIX" TESTS="$TESTS" NA_TIMEOUT_SCALE=$((2 * SCALE)) \
-        bash "$TOP/test/loaded.sh" >"$log" 2>&1 || rc=$?
+        bash "$TOP/test/harness/loaded.sh" >"$log" 2>&1 || rc=$?
     while IFS= read -r line; do
         case "$line" in
             PASS*) failing=0; line=${line#PASS  }; t=${line##* }
@@ -393,7 +393,7 @@ run_loaded_suite() {
             *) failing=0 ;;
         esac
     done <"$log"
-    if [ $rc -ne 0 ] && [ $nf -eq 0 ]; then fail "loaded" "test/loaded.sh failed" "$log"; fi
+    if [ $rc -ne 0 ] && [ $nf -eq 0 ]; then fail "loaded" "test/harness/loaded.sh failed" "$log"; fi
 }
 
 # ------------------------------------------------------------------ unit tests
@@ -766,7 +766,7 @@ run_realprogs_suite() {
 
 # ------------------------------------------------------------------ instruction budget
 # Instructions per 8-byte message (origin + target MPI calls, callgrind,
-# bench/instr-count.sh) against test/instr-budget.txt: more than a line's
+# bench/instr-count.sh) against test/harness/instr-budget.txt: more than a line's
 # tolerance (its third column; 10 % without one) over its budget fails.
 # Counts repeat from run to run; times do not.  Only on the
 # main ch4:ofi build (sanitizers and ch4:ucx count other code).
@@ -779,7 +779,7 @@ run_instr_budget() {
     fi
     local log=$OUT/logs/instr_budget.log start=$(date +%s) mode budget count
     local modes
-    modes=$(awk '!/^#/ && NF {print $1}' "$TOP/test/instr-budget.txt")
+    modes=$(awk '!/^#/ && NF {print $1}' "$TOP/test/harness/instr-budget.txt")
     # shellcheck disable=SC2086
     if ! TOP="$TOP" PREFIX="$PREFIX" INSTR_OUT="$OUT/instr" timeout $((900 * SCALE)) \
         bash "$TOP/bench/instr-count.sh" $modes >"$log" 2>&1; then
@@ -799,13 +799,13 @@ run_instr_budget() {
         else
             pass "instr_budget $mode ($count, budget $budget)" "$(( $(date +%s) - start ))"
         fi
-    done <"$TOP/test/instr-budget.txt"
+    done <"$TOP/test/harness/instr-budget.txt"
 }
 
 # ------------------------------------------------------------------ MPICH tests
 run_mpich_suite() {
     local tdir=$BUILD/mpich-obj/test/mpi srcdir=$BUILD/mpich-src/test/mpi
-    echo "== MPICH regression subset (test/mpich-regression.txt) =="
+    echo "== MPICH regression subset (test/harness/mpich-regression.txt) =="
     if [ ! -f "$tdir/Makefile" ]; then
         fail "mpich-regression" "MPICH's test/mpi is not configured in $tdir"
         return
@@ -815,11 +815,11 @@ run_mpich_suite() {
         return
     fi
     local dirs
-    dirs=$(awk '!/^#/ && NF {print $1}' "$TOP/test/mpich-regression.txt" | sort -u)
+    dirs=$(awk '!/^#/ && NF {print $1}' "$TOP/test/harness/mpich-regression.txt" | sort -u)
     for d in $dirs; do
         # runtests takes a testlist file per directory: write ours there
         awk -v d="$d" '!/^#/ && NF && $1 == d { $1 = ""; sub(/^ /, ""); print }' \
-            "$TOP/test/mpich-regression.txt" | grep -E "$TESTS" >"$tdir/$d/testlist.na" || true
+            "$TOP/test/harness/mpich-regression.txt" | grep -E "$TESTS" >"$tdir/$d/testlist.na" || true
         [ -s "$tdir/$d/testlist.na" ] || continue
         # build the programs first, on every core: runtests makes each one
         # alone before its run (what fails to build, runtests reports)

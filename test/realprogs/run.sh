@@ -55,7 +55,7 @@ skip_all() { skip realprogs "$1"; exit 77; }
 
 [ -x "$MPIEXEC" ] && [ -e "$PREFIX/lib/libmpi.so.12" ] ||
     skip_all "no MPICH installed in $PREFIX (run make)"
-. "$TOP/test/transports.sh"
+. "$TOP/test/harness/transports.sh"
 
 # ------------------------------------------------------------ packages
 installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'; }
@@ -112,7 +112,7 @@ done
 LD_OURS=$SHIM:$PREFIX/lib
 lib_env() { [ "$1" = ours ] && echo "$LD_OURS"; }
 
-# env_of LIB CFG NP: a configuration's environment (test/transports), for
+# env_of LIB CFG NP: a configuration's environment (test/harness/transports), for
 # both libraries.  Debian builds ch4:ucx (ours is ch4:ofi), which ignores
 # FI_PROVIDER and has no shared-memory module of its own: over tcp its UCX
 # must use tcp too (UCX_TLS=tcp,self), not UCX's shared memory.  Except at

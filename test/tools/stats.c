@@ -5,7 +5,7 @@
  *
  *   1. N notified puts nobody waits for, among an ordinary put and an
  *      accumulate to the same places: notify_arrived_<path> += N on the
- *      path test/transports names for the configuration (the others stay;
+ *      path test/harness/transports names for the configuration (the others stay;
  *      the libfabric path's own counters are cq_data and its eager ones),
  *      notify_queued = N, notify_queued_max = N;
  *   2. a request started for them: notify_from_queue = N, queued 0, max N;

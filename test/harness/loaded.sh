@@ -5,7 +5,7 @@
 # the hogs killed when this script ends, however it ends.  Any FAIL fails
 # the run: a verdict that load changes depends on timing.
 #
-#   test/loaded.sh
+#   test/harness/loaded.sh
 #
 #   CONFIGS=a,b,...       transport configurations (default shm,tcp,tcp-am)
 #   TESTS=REGEX           only those of the list below whose name matches
@@ -17,7 +17,7 @@
 # as it does.  Logs and binaries in $BUILD_DIR/loaded (default _build/loaded).
 set -uo pipefail
 
-TOP=${TOP:-$(cd "$(dirname "$0")/.." && pwd)}
+TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 BUILD=${BUILD_DIR:-$TOP/_build}
 
 # What a busy machine could change, or did before issue 63: the counter read

@@ -1,5 +1,5 @@
 # Sourced by test/run-suite.sh, test/fuzz/run-fuzz.sh and bench/run-bench.sh:
-# lookups in the transport table test/transports (needs $TOP).
+# lookups in the transport table test/harness/transports (needs $TOP).
 #   transport_env NAME      its environment (VAR=VALUE ...); fails if unknown
 #   transport_path NAME     the path/reason of its notified accesses, or ""
 transport_field() {
@@ -7,7 +7,7 @@ transport_field() {
         /^[[:space:]]*#/ { next }
         { k = $1; gsub(/^[[:space:]]+|[[:space:]]+$/, "", k) }
         k == n { v = $f; gsub(/^[[:space:]]+|[[:space:]]+$/, "", v); print v; found = 1; exit }
-        END { exit !found }' "$TOP/test/transports"
+        END { exit !found }' "$TOP/test/harness/transports"
 }
 transport_env() { transport_field "$1" 2; }
 transport_path() { transport_field "$1" 3; }
