@@ -600,18 +600,18 @@ run_argcheck_coverage() {
 
 # Every complete program in the user guide (doc/guide.md's ```c blocks)
 # compiles with the installed mpicc and runs on 2 processes
-# (test/guide-blocks.sh); fragments are marked ```c fragment and skipped.
+# (test/packaging/guide-blocks.sh); fragments are marked ```c fragment and skipped.
 run_guide_check() {
     [[ guide_blocks =~ $TESTS ]] || return 0
     local log=$OUT/logs/guide_blocks.log line rc=0 n=0
-    bash "$TOP/test/guide-blocks.sh" "$MPICC" "$OUT/guide" "$MPIEXEC" >"$log" 2>&1 || rc=$?
+    bash "$TOP/test/packaging/guide-blocks.sh" "$MPICC" "$OUT/guide" "$MPIEXEC" >"$log" 2>&1 || rc=$?
     while read -r line; do
         case "$line" in
             PASS*) pass "${line#PASS }" 0; n=$((n + 1)) ;;
             FAIL*) fail "${line#FAIL }" "" "$log"; n=$((n + 1)) ;;
         esac
     done <"$log"
-    if [ $rc -ne 0 ] && [ $n -eq 0 ]; then fail "guide_blocks" "test/guide-blocks.sh failed" "$log"; fi
+    if [ $rc -ne 0 ] && [ $n -eq 0 ]; then fail "guide_blocks" "test/packaging/guide-blocks.sh failed" "$log"; fi
 }
 
 # The project's own C (src/, include/, natrace/, natasks/) is in MPICH's
@@ -645,7 +645,7 @@ run_guide_cvars_check() {
 # The sample outputs of the user guide (doc/guide.md's ```text blocks after
 # a <!-- sample: COMMAND --> line) are what the installed library prints:
 # each COMMAND rerun on 2 processes, its output compared with the sample's,
-# numbers masked and lines sorted (test/guide-samples.sh).  They are the
+# numbers masked and lines sorted (test/packaging/guide-samples.sh).  They are the
 # ch4:ofi build's output: a ch4:ucx build skips them.
 run_guide_samples_check() {
     [[ guide_samples =~ $TESTS ]] || return 0
@@ -653,14 +653,14 @@ run_guide_samples_check() {
     case "$DEVICE" in
         ch4:ucx*) skip "guide_samples" "the guide's samples are of ch4:ofi"; return 0 ;;
     esac
-    bash "$TOP/test/guide-samples.sh" "$MPICC" "$OUT/guide-samples" "$MPIEXEC" >"$log" 2>&1 || rc=$?
+    bash "$TOP/test/packaging/guide-samples.sh" "$MPICC" "$OUT/guide-samples" "$MPIEXEC" >"$log" 2>&1 || rc=$?
     while read -r line; do
         case "$line" in
             PASS*) pass "${line#PASS }" 0; n=$((n + 1)) ;;
             FAIL*) fail "${line#FAIL }" "" "$log"; n=$((n + 1)) ;;
         esac
     done <"$log"
-    if [ $rc -ne 0 ] && [ $n -eq 0 ]; then fail "guide_samples" "test/guide-samples.sh failed" "$log"; fi
+    if [ $rc -ne 0 ] && [ $n -eq 0 ]; then fail "guide_samples" "test/packaging/guide-samples.sh failed" "$log"; fi
 }
 
 # natrace (doc/man/natrace.md): a known program traced through the notify
@@ -722,7 +722,7 @@ run_lang_suite() {
         "$TOP/test/fortran/notify_mpi.F90" -- "$dir/notify_mpif"
     lang_run full cxx "$PREFIX/bin/mpicxx" -std=c++17 -Wall -Werror -o "$dir/notify_cxx" "$TOP/test/cxx/notify_cxx.cpp" \
         -- "$dir/notify_cxx"
-    lang_run full mpi_io "$MPICC" -Wall -Werror -o "$dir/mpi_io_hello" "$TOP/test/mpi_io_hello.c" \
+    lang_run full mpi_io "$MPICC" -Wall -Werror -o "$dir/mpi_io_hello" "$TOP/test/packaging/mpi_io_hello.c" \
         -- "$dir/mpi_io_hello" "$dir/hello.txt"
     # pkg-config: the flags it gives build the C example with plain gcc
     lang_run any pkg_config bash -c "export PKG_CONFIG_PATH='$PREFIX/lib/pkgconfig'; \

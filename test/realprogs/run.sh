@@ -77,7 +77,7 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 # libscalapack-mpich2.2 depends on mpi-default-bin, that is Open MPI's
 # mpirun, whose alternatives outrank MPICH's: /usr/bin/mpicc and mpiexec would
-# become Open MPI's, which test/deb-install.sh (make deb) does not expect.
+# become Open MPI's, which test/packaging/deb-install.sh (make deb) does not expect.
 # Left on automatic choice, point them back at MPICH.
 for alt in mpi:mpicc.mpich mpirun:mpirun.mpich; do
     name=${alt%%:*} want=/usr/bin/${alt#*:}

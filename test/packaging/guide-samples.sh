@@ -7,7 +7,7 @@
 # output changed.  guide-blocks.sh keeps the programs honest, this script the
 # samples.
 #
-#   test/guide-samples.sh MPICC OUTDIR MPIEXEC
+#   test/packaging/guide-samples.sh MPICC OUTDIR MPIEXEC
 #
 # A sample is a ```text block whose line right before the opening fence is
 # an HTML comment (invisible in rendered markdown):
@@ -47,7 +47,7 @@ if [ $# -ne 3 ]; then
     exit 2
 fi
 outdir=$2
-TOP=$(cd "$(dirname "$0")/.." && pwd)
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
 guide=$TOP/doc/guide.md
 
 mkdir -p "$outdir/bin"

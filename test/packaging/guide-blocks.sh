@@ -7,7 +7,7 @@
 # program (#include <mpi.h>, main) and is checked; ```c fragment, ```sh,
 # ```text ... blocks are excerpts and are not.
 #
-#   test/guide-blocks.sh MPICC OUTDIR [MPIEXEC]
+#   test/packaging/guide-blocks.sh MPICC OUTDIR [MPIEXEC]
 #
 # Writes each block to OUTDIR/guide_blockN.c and compiles it with
 #   MPICC -std=c11 -Wall -Wextra -Werror -o OUTDIR/guide_blockN
@@ -27,7 +27,7 @@ read -r -a mpicc <<<"$1"                # may carry options: "mpicc -g"
 outdir=$2
 mpiexec=()
 [ -n "${3:-}" ] && read -r -a mpiexec <<<"$3"
-guide="$(dirname "$0")/../doc/guide.md"
+guide="$(dirname "$0")/../../doc/guide.md"
 
 mkdir -p "$outdir"
 rm -f "$outdir"/guide_block*

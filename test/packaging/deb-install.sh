@@ -5,9 +5,9 @@
 # and a man page for every new call, then remove what was installed and
 # check that the machine's package set is back to what it was.
 #
-#   test/deb-install.sh        (root; after make deb)
+#   test/packaging/deb-install.sh    (root; after make deb)
 set -euo pipefail
-TOP=$(cd "$(dirname "$0")/.." && pwd)
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
 DEBS=$TOP/_build/deb
 WORK=$(mktemp -d)
 PKGS=(libmpich12 libmpich-dev mpich)
