@@ -1,0 +1,73 @@
+# shellcheck shell=bash
+# The unit suite's checks of the build and of the sources (SUITE=unit, all).
+# Sourced by test/run-suite.sh after test/harness/lib.sh (its settings and
+# helpers: pass/skip/fail, run_mpi, compile_prog ...).
+
+# The build refuses sources it cannot trust, with a message saying why.
+run_build_checks() {
+    echo "== build script checks =="
+    [[ build_source =~ $TESTS ]] || return 0
+    local tmp=$OUT/buildcheck log=$OUT/logs/build_source.log
+    rm -rf "$tmp"; mkdir -p "$tmp/notmpich"
+    echo junk | xz >"$tmp/bogus.tar.xz"
+    local what src want
+    for what in mismatch missing notmpich; do
+        case $what in
+            mismatch) src=$tmp/bogus.tar.xz; want="checksum mismatch" ;;
+            missing) src=$tmp/nonexistent.tar.xz; want="does not exist" ;;
+            notmpich) src=$tmp/notmpich; want="not an MPICH source directory" ;;
+        esac
+        if TOP="$TOP" BUILD_DIR="$tmp/build" PREFIX="$tmp/install" MPICH_SOURCE="$src" \
+            bash "$TOP/scripts/build-mpich.sh" >"$log" 2>&1; then
+            fail "build_source $what" "build-mpich.sh accepted a bad source" "$log"
+        elif grep -q "$want" "$log"; then
+            pass "build_source $what" 0
+        else
+            fail "build_source $what" "no '$want' message" "$log"
+        fi
+    done
+    # configure runs under dash (build-mpich.sh): a bash-only test in an
+    # MPICH configure script is an error there and silently false
+    # (patches/fixes/0025-configure-posix-test.patch)
+    local cl bad=0
+    : >"$OUT/logs/configure_posix.log"
+    for cl in "$BUILD"/logs/configure*.log; do
+        [ -f "$cl" ] || continue
+        # dash names the script and line: "configure: 1254: test: ..."
+        if grep -nE 'configure: [0-9]+: ' "$cl" >>"$OUT/logs/configure_posix.log"; then
+            bad=1
+        fi
+    done
+    if [ $bad = 1 ]; then
+        fail "configure_posix" "a configure script ran a non-POSIX test" "$OUT/logs/configure_posix.log"
+    else
+        pass "configure_posix (configure logs)" 0
+    fi
+    # the installed compiler wrappers call the compilers by name: no build
+    # tool (ccache) leaks into what users run
+    local w wlog=$OUT/logs/wrappers.log
+    : >"$wlog"
+    for w in mpicc mpicxx mpifort; do
+        [ -x "$PREFIX/bin/$w" ] || continue
+        echo "$w: $("$PREFIX/bin/$w" -show 2>&1)" >>"$wlog"
+    done
+    if grep -q ccache "$wlog" || ! grep -q "^mpicc: gcc " "$wlog"; then
+        fail "wrappers" "an installed wrapper does not call the compiler by name" "$wlog"
+    else
+        pass "wrappers (mpicc -show calls gcc)" 0
+    fi
+}
+
+# The project's own C (src/, include/, natrace/, natasks/) is in MPICH's
+# style: scripts/code-style.sh runs MPICH's indent options over it.
+run_code_style_check() {
+    [[ code_style =~ $TESTS ]] || return 0
+    local log=$OUT/logs/code_style.log
+    if ! command -v indent >/dev/null; then
+        fail "code_style" "GNU indent missing (scripts/setup-deps.sh installs it)" ""
+    elif bash "$TOP/scripts/code-style.sh" >"$log" 2>&1; then
+        pass "code_style" 0
+    else
+        fail "code_style" "$(wc -l <"$log") files differ" "$log"
+    fi
+}

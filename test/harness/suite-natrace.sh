@@ -1,0 +1,22 @@
+# shellcheck shell=bash
+# The unit suite's natrace check (SUITE=unit, all).
+# Sourced by test/run-suite.sh after test/harness/lib.sh (its settings and
+# helpers: pass/skip/fail, run_mpi, compile_prog ...).
+
+# natrace (doc/man/natrace.md): a known program traced through the notify
+# MPI_T events on 2 processes, on shared memory and over tcp; its traces
+# checked against what it did (test/natrace_check.py) and drawn
+# (natrace-plot; skipped, saying so, without matplotlib)
+run_natrace_check() {
+    [[ natrace =~ $TESTS ]] || return 0
+    local log=$OUT/logs/natrace.log line rc=0 n=0
+    timeout 300 bash "$TOP/test/natrace.sh" "$PREFIX" "$OUT/natrace" >"$log" 2>&1 || rc=$?
+    while read -r line; do
+        case "$line" in
+            PASS*) line=${line#PASS  }; pass "${line%%:*}" 0; n=$((n + 1)) ;;
+            FAIL*) fail "${line#FAIL  }" "" "$log"; n=$((n + 1)) ;;
+            SKIP*) line=${line#SKIP  }; skip "${line%%:*}" "${line#*: }"; n=$((n + 1)) ;;
+        esac
+    done <"$log"
+    if [ $rc -ne 0 ] && [ $n -eq 0 ]; then fail "natrace" "test/natrace.sh failed" "$log"; fi
+}
