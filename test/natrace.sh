@@ -7,9 +7,11 @@
 #
 # Without VAR=VALUE: once per transport configuration of test/transports
 # (ch4:ofi: shm and tcp; ch4:ucx: shm and ucx-tcp), each with its path
-# checked, traces in OUTDIR/CONFIG.  With them: one run in that environment,
+# checked, traces in OUTDIR/CONFIG, then natrace-plot's layout checked by
+# test/natrace_plot_check.py (each mark on its own rank's row, 2,000
+# arrivals thinned, saying so).  With them: one run in that environment,
 # any path, traces in OUTDIR.  PREFIX holds MPICH and natrace
-# (scripts/build-natrace.sh PREFIX).  The plot is skipped, saying so, when
+# (scripts/build-natrace.sh PREFIX).  The plots are skipped, saying so, when
 # no python3 has matplotlib.  Prints PASS/FAIL/SKIP lines; exits 1 if any
 # part failed.
 set -uo pipefail
@@ -48,10 +50,10 @@ fi
 
 # the plot needs matplotlib in some python3 (natrace-plot falls back to the
 # system's /usr/bin/python3 when the first python3 lacks it)
-HAVE_MPL=0
+PY=
 for py in python3 /usr/bin/python3; do
     if command -v "$py" >/dev/null && "$py" -c 'import matplotlib' 2>/dev/null; then
-        HAVE_MPL=1
+        PY=$py
         break
     fi
 done
@@ -80,7 +82,7 @@ run_one() {
         return
     fi
     echo "PASS  natrace $name: $(cat "$dir/check.log")"
-    if [ $HAVE_MPL = 0 ]; then
+    if [ -z "$PY" ]; then
         echo "SKIP  natrace $name plot: no python3 with matplotlib (python3-matplotlib)"
         return
     fi
@@ -108,5 +110,13 @@ else
         # shellcheck disable=SC2086 # the table's VAR=VALUE words
         run_one "$c" "$OUTDIR/$c" "${path%%/*}" $envs
     done
+    # natrace-plot's layout (drawn too where matplotlib is)
+    if out=$(${PY:-python3} "$TOP/test/natrace_plot_check.py" "$TOP/scripts/natrace-plot" "$OUTDIR/shm" \
+        ${PY:+"$OUTDIR/plot-check"} 2>&1); then
+        echo "PASS  natrace plot layout: $out"
+    else
+        echo "$out"
+        fail "plot layout" "natrace-plot does not put things where they belong"
+    fi
 fi
 exit $failed
