@@ -503,8 +503,8 @@ run_build_checks() {
 # page (man3, man1) renders with no Markdown left in it (a link's "](" or
 # ".md)"), and every name its NAME line gives (as whatis reads it: lexgrog),
 # every page an alias sources (.so), every NAME(N) an installed header
-# refers to (na_tasks.h: "See na_tasks(3)") and natrace-plot, if
-# installed, has a page file.
+# refers to (na_tasks.h: "See na_tasks(3)") and natrace and natrace-plot,
+# if installed, have a page file.
 run_man_check() {
     [[ man_pages =~ $TESTS ]] || return 0
     local log=$OUT/logs/man_pages.log name page missing=0 mandir=$PREFIX/share/man sec ref names
@@ -545,7 +545,7 @@ run_man_check() {
                 head -n 1 "$page" | sed -n 's|^\.so man\([1-8]\)/\(.*\)\.[1-8]$|\2(\1)|p'
             elif names=$(lexgrog "$page" 2>&1); then
                 # 'man3/X.3: "NAME - summary"', a line per name: a page
-                # file of any section (natrace's natrace-plot is in man1)
+                # file of any section (natrace and natrace-plot are in man1)
                 sed -n "s|^[^:]*: \"||; s| - .*||p" <<<"$names" | sed 's|$|([1-8])|'
             else
                 echo "$page(NAME line not parsed by lexgrog)"
@@ -553,6 +553,7 @@ run_man_check() {
         done
         grep -ohE '\b[A-Za-z_][A-Za-z0-9_.-]*\([1-8]\)' "$PREFIX"/include/na_tasks.h 2>/dev/null
         [ ! -x "$PREFIX/bin/natrace-plot" ] || echo "natrace-plot(1)"
+        [ ! -x "$PREFIX/bin/natrace" ] || echo "natrace(1)"
     )
     if [ $missing -eq 0 ]; then
         pass "man_pages (every call, every page and name)" 0
@@ -630,14 +631,18 @@ run_guide_samples_check() {
     if [ $rc -ne 0 ] && [ $n -eq 0 ]; then fail "guide_samples" "test/guide-samples.sh failed" "$log"; fi
 }
 
-# natrace (doc/man/natrace.md): a known program traced through the notify
-# MPI_T events on 2 processes, on shared memory and over tcp; its traces
-# checked against what it did (test/natrace_check.py) and drawn
-# (natrace-plot; skipped, saying so, without matplotlib)
+# natrace (doc/man/natrace.md), built from this tree with the installed
+# mpicc: a known program traced through the notify MPI_T events on 2
+# processes, on shared memory and over tcp, in C and in Fortran (mpi_f08 and
+# use mpi), under the natrace launcher; its traces checked against what it
+# did (test/natrace_check.py) and drawn (natrace-plot; skipped, saying so,
+# without matplotlib); the launcher's refusal of a library it cannot
+# preload; the one line natrace prints when it cannot trace; natrace-plot's
+# layout; the man page as natrace(1) (test/natrace.sh)
 run_natrace_check() {
     [[ natrace =~ $TESTS ]] || return 0
     local log=$OUT/logs/natrace.log line rc=0 n=0
-    timeout 300 bash "$TOP/test/natrace.sh" "$PREFIX" "$OUT/natrace" >"$log" 2>&1 || rc=$?
+    timeout $((300 * SCALE)) bash "$TOP/test/natrace.sh" "$PREFIX" "$OUT/natrace" >"$log" 2>&1 || rc=$?
     while read -r line; do
         case "$line" in
             PASS*) line=${line#PASS  }; pass "${line%%:*}" 0; n=$((n + 1)) ;;
