@@ -653,6 +653,29 @@ run_natrace_check() {
     if [ $rc -ne 0 ] && [ $n -eq 0 ]; then fail "natrace" "test/natrace.sh failed" "$log"; fi
 }
 
+# What make deb adds to Debian's packaging, without building MPICH
+# (test/deb-overlay.sh): na.mk's rules run in a stand-in tree against the
+# installed MPICH, every file they install in a package (libnatrace and the
+# natrace launcher, natrace-plot, their man pages among them), mpich's
+# python3 dependency.
+run_deb_overlay_check() {
+    [[ deb_overlay =~ $TESTS ]] || return 0
+    local log=$OUT/logs/deb_overlay.log line rc=0 n=0
+    if ! command -v make >/dev/null || ! command -v gcc >/dev/null; then
+        skip "deb_overlay" "needs make and gcc"
+        return
+    fi
+    timeout $((120 * SCALE)) bash "$TOP/test/deb-overlay.sh" "$PREFIX" "$OUT/deb-overlay" \
+        >"$log" 2>&1 || rc=$?
+    while read -r line; do
+        case "$line" in
+            PASS*) pass "${line#PASS  }" 0; n=$((n + 1)) ;;
+            FAIL*) fail "${line#FAIL  }" "" "$log"; n=$((n + 1)) ;;
+        esac
+    done <"$log"
+    if [ $rc -ne 0 ] && [ $n -eq 0 ]; then fail "deb_overlay" "test/deb-overlay.sh failed" "$log"; fi
+}
+
 # ------------------------------------------------------------------ a whole MPICH
 # The default build is a whole MPICH (scripts/build-mpich.sh): Fortran
 # (mpif.h, use mpi, use mpi_f08, each with the notified calls), C++ against
@@ -829,9 +852,9 @@ run_mpich_suite() {
 
 start_all=$(date +%s)
 case "$SUITE" in
-    all) run_unit_suite; run_build_checks; run_man_check; run_argcheck_coverage; run_guide_check; run_guide_samples_check; run_guide_cvars_check; run_natrace_check; run_lang_suite; run_realprogs_suite
+    all) run_unit_suite; run_build_checks; run_man_check; run_argcheck_coverage; run_guide_check; run_guide_samples_check; run_guide_cvars_check; run_natrace_check; run_deb_overlay_check; run_lang_suite; run_realprogs_suite
         run_notify_suite; run_fault_suite; run_netns_suite; run_loaded_suite; run_instr_budget; run_mpich_suite ;;
-    unit) run_unit_suite; run_build_checks; run_man_check; run_argcheck_coverage; run_guide_check; run_guide_samples_check; run_guide_cvars_check; run_natrace_check ;;
+    unit) run_unit_suite; run_build_checks; run_man_check; run_argcheck_coverage; run_guide_check; run_guide_samples_check; run_guide_cvars_check; run_natrace_check; run_deb_overlay_check ;;
     lang) run_lang_suite ;;
     notify) run_notify_suite; run_fault_suite ;;
     netns) run_netns_suite ;;
