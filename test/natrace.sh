@@ -7,9 +7,9 @@
 #     natrace_prog) and drawn by natrace-plot;
 #   - the launcher: a relative NATRACE_LIB made absolute, a missing one
 #     refused with a message before the program runs;
-#   - Fortran: test/natrace_prog.F90 through "use mpi_f08" and "use mpi",
-#     traced and checked as the C program (skipped, saying so, without a
-#     Fortran MPICH);
+#   - Fortran: test/natrace_prog.F90 through "use mpi_f08", "use mpi" and
+#     mpif.h, traced and checked as the C program (skipped, saying so,
+#     without a Fortran MPICH);
 #   - what natrace cannot see (test/natrace_unseen.c: MPI started by
 #     PMPI_Init, an exit without MPI_Finalize): one line on standard error
 #     saying so, from rank 0 only, and no trace;
@@ -102,7 +102,7 @@ run_one() {
         return
     fi
     echo "PASS  natrace $name: $(cat "$dir/check.log")"
-    [ "$name" = fortran-use-mpi ] && return     # one Fortran plot is enough
+    [[ $name = fortran-use-mpi || $name = fortran-mpif-h ]] && return   # one Fortran plot is enough
     if [ -z "$PY" ]; then
         echo "SKIP  natrace $name plot: no python3 with matplotlib (python3-matplotlib)"
         return
@@ -155,13 +155,14 @@ else
     fail "launcher missing NATRACE_LIB" "exit status $rc (expected 2, a message, the program not run)"
 fi
 
-# ---- Fortran: mpi_f08 calls PMPI_* itself, "use mpi" the C functions
+# ---- Fortran: mpi_f08 calls PMPI_* itself, "use mpi" and mpif.h the C functions
 if [[ $("$PREFIX/bin/mpichversion") == *--disable-fortran* ]] || [ ! -x "$PREFIX/bin/mpifort" ]; then
     echo "SKIP  natrace fortran: MPICH in $PREFIX has no Fortran (configured --disable-fortran)"
 else
-    for variant in f08 use-mpi; do
+    for variant in f08 use-mpi mpif-h; do
         flags=()
         [ $variant = use-mpi ] && flags=(-DUSE_MPI)
+        [ $variant = mpif-h ] && flags=(-DUSE_MPIF_H)
         if ! "$PREFIX/bin/mpifort" -Wall "${flags[@]}" -o "$OUTDIR/natrace_prog_$variant" \
             "$TOP/test/natrace_prog.F90" >"$OUTDIR/compile-$variant.log" 2>&1; then
             cat "$OUTDIR/compile-$variant.log"

@@ -2,8 +2,9 @@
 ! same accesses, so that test/natrace_check.py --prog natrace_prog checks
 ! its traces too.  Through "use mpi_f08" (whose MPI_Init, MPI_Wait,
 ! MPI_Barrier and MPI_Finalize call PMPI_* directly: natrace wraps their
-! mpi_f08 entry points), or "use mpi" when compiled with -DUSE_MPI (whose
-! bindings call the C functions natrace wraps).  2 ranks.
+! mpi_f08 entry points), "use mpi" when compiled with -DUSE_MPI, or mpif.h
+! with -DUSE_MPIF_H (whose bindings call the C functions natrace wraps).
+! 2 ranks.
 !
 ! Rank 0 does 5 MPI_Put_notify (tag 3) then 2 MPIX_Put_notify (counter 0)
 ! to rank 1, flushing each and pausing 2 ms between them.  Rank 1 matches
@@ -11,13 +12,20 @@
 ! 5 x (MPI_Start, MPI_Wait), then polls counter 0 until it reads 2.
 ! Prints "No Errors" from rank 0.  MPI errors are fatal (the default error
 ! handler), so the ierror arguments are left out under mpi_f08.
+#ifdef USE_MPIF_H
+#define USE_MPI
+#endif
 program natrace_prog
-#ifdef USE_MPI
+#if defined(USE_MPIF_H)
+    implicit none
+    include 'mpif.h'
+#elif defined(USE_MPI)
     use mpi
+    implicit none
 #else
     use mpi_f08
-#endif
     implicit none
+#endif
     integer, parameter :: tag = 3, puts = 5, counted = 2, nbytes = 64
 #ifdef USE_MPI
     integer :: win, req, ierr

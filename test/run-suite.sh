@@ -633,8 +633,8 @@ run_guide_samples_check() {
 
 # natrace (doc/man/natrace.md), built from this tree with the installed
 # mpicc: a known program traced through the notify MPI_T events on 2
-# processes, on shared memory and over tcp, in C and in Fortran (mpi_f08 and
-# use mpi), under the natrace launcher; its traces checked against what it
+# processes, on shared memory and over tcp, in C and in Fortran (mpi_f08,
+# use mpi, mpif.h), under the natrace launcher; its traces checked against what it
 # did (test/natrace_check.py) and drawn (natrace-plot; skipped, saying so,
 # without matplotlib); the launcher's refusal of a library it cannot
 # preload; the one line natrace prints when it cannot trace; natrace-plot's
