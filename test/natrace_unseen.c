@@ -1,7 +1,7 @@
 /*
  * Two programs natrace cannot trace, for its test (test/natrace.sh): each
  * must make natrace say so, in one line on standard error, and write no
- * trace.  2 ranks.
+ * trace.  Any number of ranks.
  *
  *   natrace_unseen pmpi        MPI started by PMPI_Init and ended by
  *                              PMPI_Finalize: no wrapper of natrace sees it
