@@ -506,8 +506,8 @@ run_build_checks() {
 # page (man3, man1) renders with no Markdown left in it (a link's "](" or
 # ".md)"), and every name its NAME line gives (as whatis reads it: lexgrog),
 # every page an alias sources (.so), every NAME(N) an installed header
-# refers to (na_tasks.h: "See na_tasks(3)") and natrace-plot, if
-# installed, has a page file.
+# refers to (na_tasks.h: "See na_tasks(3)") and natrace and natrace-plot,
+# if installed, have a page file.
 run_man_check() {
     [[ man_pages =~ $TESTS ]] || return 0
     local log=$OUT/logs/man_pages.log name page missing=0 mandir=$PREFIX/share/man sec ref names
@@ -548,7 +548,7 @@ run_man_check() {
                 head -n 1 "$page" | sed -n 's|^\.so man\([1-8]\)/\(.*\)\.[1-8]$|\2(\1)|p'
             elif names=$(lexgrog "$page" 2>&1); then
                 # 'man3/X.3: "NAME - summary"', a line per name: a page
-                # file of any section (natrace's natrace-plot is in man1)
+                # file of any section (natrace and natrace-plot are in man1)
                 sed -n "s|^[^:]*: \"||; s| - .*||p" <<<"$names" | sed 's|$|([1-8])|'
             else
                 echo "$page(NAME line not parsed by lexgrog)"
@@ -556,6 +556,7 @@ run_man_check() {
         done
         grep -ohE '\b[A-Za-z_][A-Za-z0-9_.-]*\([1-8]\)' "$PREFIX"/include/na_tasks.h 2>/dev/null
         [ ! -x "$PREFIX/bin/natrace-plot" ] || echo "natrace-plot(1)"
+        [ ! -x "$PREFIX/bin/natrace" ] || echo "natrace(1)"
     )
     if [ $missing -eq 0 ]; then
         pass "man_pages (every call, every page and name)" 0
@@ -647,14 +648,18 @@ run_guide_samples_check() {
     if [ $rc -ne 0 ] && [ $n -eq 0 ]; then fail "guide_samples" "test/guide-samples.sh failed" "$log"; fi
 }
 
-# natrace (doc/man/natrace.md): a known program traced through the notify
-# MPI_T events on 2 processes, on shared memory and over tcp; its traces
-# checked against what it did (test/natrace_check.py) and drawn
-# (natrace-plot; skipped, saying so, without matplotlib)
+# natrace (doc/man/natrace.md), built from this tree with the installed
+# mpicc: a known program traced through the notify MPI_T events on 2
+# processes, on shared memory and over tcp, in C and in Fortran (mpi_f08,
+# use mpi, mpif.h), under the natrace launcher; its traces checked against what it
+# did (test/natrace_check.py) and drawn (natrace-plot; skipped, saying so,
+# without matplotlib); the launcher's refusal of a library it cannot
+# preload; the one line natrace prints when it cannot trace; natrace-plot's
+# layout; the man page as natrace(1) (test/natrace.sh)
 run_natrace_check() {
     [[ natrace =~ $TESTS ]] || return 0
     local log=$OUT/logs/natrace.log line rc=0 n=0
-    timeout 300 bash "$TOP/test/natrace.sh" "$PREFIX" "$OUT/natrace" >"$log" 2>&1 || rc=$?
+    timeout $((300 * SCALE)) bash "$TOP/test/natrace.sh" "$PREFIX" "$OUT/natrace" >"$log" 2>&1 || rc=$?
     while read -r line; do
         case "$line" in
             PASS*) line=${line#PASS  }; pass "${line%%:*}" 0; n=$((n + 1)) ;;
@@ -663,6 +668,29 @@ run_natrace_check() {
         esac
     done <"$log"
     if [ $rc -ne 0 ] && [ $n -eq 0 ]; then fail "natrace" "test/natrace.sh failed" "$log"; fi
+}
+
+# What make deb adds to Debian's packaging, without building MPICH
+# (test/deb-overlay.sh): na.mk's rules run in a stand-in tree against the
+# installed MPICH, every file they install in a package (libnatrace and the
+# natrace launcher, natrace-plot, their man pages among them), mpich's
+# python3 dependency.
+run_deb_overlay_check() {
+    [[ deb_overlay =~ $TESTS ]] || return 0
+    local log=$OUT/logs/deb_overlay.log line rc=0 n=0
+    if ! command -v make >/dev/null || ! command -v gcc >/dev/null; then
+        skip "deb_overlay" "needs make and gcc"
+        return
+    fi
+    timeout $((120 * SCALE)) bash "$TOP/test/deb-overlay.sh" "$PREFIX" "$OUT/deb-overlay" \
+        >"$log" 2>&1 || rc=$?
+    while read -r line; do
+        case "$line" in
+            PASS*) pass "${line#PASS  }" 0; n=$((n + 1)) ;;
+            FAIL*) fail "${line#FAIL  }" "" "$log"; n=$((n + 1)) ;;
+        esac
+    done <"$log"
+    if [ $rc -ne 0 ] && [ $n -eq 0 ]; then fail "deb_overlay" "test/deb-overlay.sh failed" "$log"; fi
 }
 
 # ------------------------------------------------------------------ a whole MPICH
@@ -841,9 +869,9 @@ run_mpich_suite() {
 
 start_all=$(date +%s)
 case "$SUITE" in
-    all) run_unit_suite; run_build_checks; run_man_check; run_argcheck_coverage; run_guide_check; run_guide_samples_check; run_guide_cvars_check; run_code_style_check; run_natrace_check; run_lang_suite; run_realprogs_suite
+    all) run_unit_suite; run_build_checks; run_man_check; run_argcheck_coverage; run_guide_check; run_guide_samples_check; run_guide_cvars_check; run_code_style_check; run_natrace_check; run_deb_overlay_check; run_lang_suite; run_realprogs_suite
         run_notify_suite; run_fault_suite; run_netns_suite; run_loaded_suite; run_instr_budget; run_mpich_suite ;;
-    unit) run_unit_suite; run_build_checks; run_man_check; run_argcheck_coverage; run_guide_check; run_guide_samples_check; run_guide_cvars_check; run_code_style_check; run_natrace_check ;;
+    unit) run_unit_suite; run_build_checks; run_man_check; run_argcheck_coverage; run_guide_check; run_guide_samples_check; run_guide_cvars_check; run_code_style_check; run_natrace_check; run_deb_overlay_check ;;
     lang) run_lang_suite ;;
     notify) run_notify_suite; run_fault_suite ;;
     netns) run_netns_suite ;;
