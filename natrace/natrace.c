@@ -282,7 +282,7 @@ static int clock_domain(void)
 static void start(int thread_level)
 {
     if (atomic_exchange(&started, true))
-        return;     /* once, whichever wrapper saw MPI start first */
+        return; /* once, whichever wrapper saw MPI start first */
     const char *m = getenv("NATRACE_MAX_EVENTS");
     char *end;
     unsigned long long want = m ? strtoull(m, &end, 10) : DEFAULT_MAX;
@@ -554,9 +554,9 @@ int MPI_Finalize(void)
  * Fortran library's), called with the arguments as they came, all of them
  * addresses (ierror is NULL when the program omits it). */
 
-typedef MPI_Fint F;     /* a Fortran INTEGER; a handle of mpi_f08 is one */
+typedef MPI_Fint F;             /* a Fortran INTEGER; a handle of mpi_f08 is one */
 
-static void *next_fn(void *_Atomic *cache, const char *name)
+static void *next_fn(void *_Atomic * cache, const char *name)
 {
     void *fn = atomic_load_explicit(cache, memory_order_acquire);
     if (!fn) {
@@ -588,8 +588,8 @@ static bool world_up(void)
     return init && !fin;
 }
 
-void mpi_init_f08_(F *ierror);
-void mpi_init_f08_(F *ierror)
+void mpi_init_f08_(F * ierror);
+void mpi_init_f08_(F * ierror)
 {
     NEXT(mpi_init_f08_, (F *));
     bool before = world_up();
@@ -601,8 +601,8 @@ void mpi_init_f08_(F *ierror)
     }
 }
 
-void mpi_init_thread_f08_(const F *required, F *provided, F *ierror);
-void mpi_init_thread_f08_(const F *required, F *provided, F *ierror)
+void mpi_init_thread_f08_(const F * required, F * provided, F * ierror);
+void mpi_init_thread_f08_(const F * required, F * provided, F * ierror)
 {
     NEXT(mpi_init_thread_f08_, (const F *, F *, F *));
     bool before = world_up();
@@ -611,16 +611,16 @@ void mpi_init_thread_f08_(const F *required, F *provided, F *ierror)
         start((int) *provided);
 }
 
-void mpi_finalize_f08_(F *ierror);
-void mpi_finalize_f08_(F *ierror)
+void mpi_finalize_f08_(F * ierror);
+void mpi_finalize_f08_(F * ierror)
 {
     NEXT(mpi_finalize_f08_, (F *));
     finish();
     real(ierror);
 }
 
-void mpi_wait_f08_(F *request, void *status, F *ierror);
-void mpi_wait_f08_(F *request, void *status, F *ierror)
+void mpi_wait_f08_(F * request, void *status, F * ierror);
+void mpi_wait_f08_(F * request, void *status, F * ierror)
 {
     NEXT(mpi_wait_f08_, (F *, void *, F *));
     long long t0 = now_ns();
@@ -628,8 +628,8 @@ void mpi_wait_f08_(F *request, void *status, F *ierror)
     span(K_WAIT, t0, 1, MPI_UNDEFINED);
 }
 
-void mpi_waitall_f08_(const F *count, F *requests, void *statuses, F *ierror);
-void mpi_waitall_f08_(const F *count, F *requests, void *statuses, F *ierror)
+void mpi_waitall_f08_(const F * count, F * requests, void *statuses, F * ierror);
+void mpi_waitall_f08_(const F * count, F * requests, void *statuses, F * ierror)
 {
     NEXT(mpi_waitall_f08_, (const F *, F *, void *, F *));
     long long t0 = now_ns();
@@ -637,8 +637,8 @@ void mpi_waitall_f08_(const F *count, F *requests, void *statuses, F *ierror)
     span(K_WAITALL, t0, (int) *count, MPI_UNDEFINED);
 }
 
-void mpi_waitany_f08_(const F *count, F *requests, F *index, void *status, F *ierror);
-void mpi_waitany_f08_(const F *count, F *requests, F *index, void *status, F *ierror)
+void mpi_waitany_f08_(const F * count, F * requests, F * index, void *status, F * ierror);
+void mpi_waitany_f08_(const F * count, F * requests, F * index, void *status, F * ierror)
 {
     NEXT(mpi_waitany_f08_, (const F *, F *, F *, void *, F *));
     long long t0 = now_ns();
@@ -646,10 +646,10 @@ void mpi_waitany_f08_(const F *count, F *requests, F *index, void *status, F *ie
     span(K_WAITANY, t0, (int) *count, MPI_UNDEFINED);
 }
 
-void mpi_waitsome_f08_(const F *incount, F *requests, F *outcount, F *indices, void *statuses,
-                       F *ierror);
-void mpi_waitsome_f08_(const F *incount, F *requests, F *outcount, F *indices, void *statuses,
-                       F *ierror)
+void mpi_waitsome_f08_(const F * incount, F * requests, F * outcount, F * indices, void *statuses,
+                       F * ierror);
+void mpi_waitsome_f08_(const F * incount, F * requests, F * outcount, F * indices, void *statuses,
+                       F * ierror)
 {
     NEXT(mpi_waitsome_f08_, (const F *, F *, F *, F *, void *, F *));
     long long t0 = now_ns();
@@ -657,8 +657,8 @@ void mpi_waitsome_f08_(const F *incount, F *requests, F *outcount, F *indices, v
     span(K_WAITSOME, t0, (int) *incount, MPI_UNDEFINED);
 }
 
-void mpi_barrier_f08_(const F *comm, F *ierror);
-void mpi_barrier_f08_(const F *comm, F *ierror)
+void mpi_barrier_f08_(const F * comm, F * ierror);
+void mpi_barrier_f08_(const F * comm, F * ierror)
 {
     NEXT(mpi_barrier_f08_, (const F *, F *));
     long long t0 = now_ns();
