@@ -15,7 +15,15 @@
  * $NATRACE_DIR/natrace.<rank>.json in the Chrome trace event format (Perfetto,
  * chrome://tracing; scripts/natrace-plot draws it).  doc/man/natrace.md.
  *
- * Use: link with -lnatrace, or LD_PRELOAD=libnatrace.so.  Nothing else.
+ * Fortran: MPICH's mpif.h and "use mpi" bindings call these C functions, so
+ * they are seen as they are; its mpi_f08 bindings of the calls without a
+ * buffer call PMPI_* directly, so their entry points (mpi_init_f08_ ...) are
+ * wrapped too, each calling the next definition of its own name (dlsym
+ * RTLD_NEXT).  A process that initialized MPI through none of these, or
+ * that exits without MPI_Finalize, is told so at exit.
+ *
+ * Use: the natrace launcher (scripts/natrace: LD_PRELOAD by an absolute
+ * path), LD_PRELOAD=/abs/path/libnatrace.so, or link with -lnatrace.
  *
  * Recording is lock-free: a record is a slot of one preallocated array,
  * reserved with an atomic increment and published with a release store, so
@@ -24,9 +32,10 @@
  * The array is allocated whole but only touched as it fills (calloc of a
  * large size maps zero pages), so the cap costs address space, not memory.
  */
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE     /* RTLD_NEXT */
 
 #include <mpi.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdatomic.h>
@@ -91,6 +100,7 @@ static int rank = -1, size = 0;
 
 static MPI_T_event_registration reg[NEVENTS];
 static bool registered[NEVENTS], t_started;
+static atomic_bool started;     /* a wrapper of MPI_Init* ran start() (tracing or not) */
 
 /* the names of the notify_path enum's items, by value */
 #define MAX_PATHS 32
@@ -203,7 +213,7 @@ static void read_paths(void)
  * other elements, is left out with a note (natrace still records waits). */
 static void register_events(int thread_level)
 {
-    int provided;
+    int provided, nregistered = 0;
     if (MPI_T_init_thread(thread_level, &provided) != MPI_SUCCESS) {
         fprintf(stderr, "natrace: MPI_T_init_thread failed: no notify events\n");
         return;
@@ -237,7 +247,12 @@ static void register_events(int thread_level)
             continue;
         }
         registered[e] = true;
+        nregistered++;
     }
+    if (nregistered == 0 && rank == 0)
+        fprintf(stderr, "natrace: this MPI has none of the notify MPI_T events (not the "
+                "Notified Access MPICH, or configured without --enable-mpit-events): "
+                "only the blocking calls are traced\n");
 }
 
 /* A colour shared by exactly the processes that read the same
@@ -266,6 +281,8 @@ static int clock_domain(void)
 
 static void start(int thread_level)
 {
+    if (atomic_exchange(&started, true))
+        return; /* once, whichever wrapper saw MPI start first */
     const char *m = getenv("NATRACE_MAX_EVENTS");
     char *end;
     unsigned long long want = m ? strtoull(m, &end, 10) : DEFAULT_MAX;
@@ -485,7 +502,8 @@ static void write_trace(struct rec **recs, size_t n, size_t lost, int nthreads)
         fprintf(stderr, "natrace: writing %s: %s\n", path, strerror(errno));
 }
 
-int MPI_Finalize(void)
+/* stop recording and write the trace (before MPICH's MPI_Finalize) */
+static void finish(void)
 {
     if (buf && atomic_exchange(&tracing, false)) {
         /* no new records from here; free the handles first so that MPI_T
@@ -518,5 +536,153 @@ int MPI_Finalize(void)
             fprintf(stderr, "natrace: out of memory: no trace written\n");
         }
     }
+}
+
+int MPI_Finalize(void)
+{
+    finish();
     return PMPI_Finalize();
+}
+
+/* ---- the mpi_f08 entry points ----
+ *
+ * MPICH's mpi_f08 bindings of the calls without a buffer (gfortran's names
+ * of its MPI_Init_f08, MPI_Wait_f08 ...) call PMPI_Init, PMPI_Wait ...
+ * themselves, past the C wrappers above; those with one (MPI_Recv) go
+ * through the C functions, so they are not wrapped again.  Each is wrapped
+ * here: the real one is the next definition of the same name (the MPI
+ * Fortran library's), called with the arguments as they came, all of them
+ * addresses (ierror is NULL when the program omits it). */
+
+typedef MPI_Fint F;             /* a Fortran INTEGER; a handle of mpi_f08 is one */
+
+static void *next_fn(void *_Atomic * cache, const char *name)
+{
+    void *fn = atomic_load_explicit(cache, memory_order_acquire);
+    if (!fn) {
+        fn = dlsym(RTLD_NEXT, name);
+        if (!fn) {
+            /* libnatrace linked after the MPI Fortran library, or no such
+             * library: nothing to call */
+            fprintf(stderr, "natrace: no %s after libnatrace to call (link -lnatrace "
+                    "before the MPI libraries)\n", name);
+            abort();
+        }
+        atomic_store_explicit(cache, fn, memory_order_release);
+    }
+    return fn;
+}
+
+/* real: the next name, a function of the parameter types params */
+#define NEXT(name, params) \
+    static void *_Atomic next_##name; \
+    void (*real) params = (void (*) params) next_fn(&next_##name, #name)
+
+/* MPI_Init's and MPI_Init_thread's ierror may be absent: whether MPI is now
+ * initialized says whether it succeeded */
+static bool world_up(void)
+{
+    int init = 0, fin = 0;
+    PMPI_Initialized(&init);
+    PMPI_Finalized(&fin);
+    return init && !fin;
+}
+
+void mpi_init_f08_(F * ierror);
+void mpi_init_f08_(F * ierror)
+{
+    NEXT(mpi_init_f08_, (F *));
+    bool before = world_up();
+    real(ierror);
+    if (!before && world_up()) {
+        int provided = MPI_THREAD_SINGLE;
+        PMPI_Query_thread(&provided);
+        start(provided);
+    }
+}
+
+void mpi_init_thread_f08_(const F * required, F * provided, F * ierror);
+void mpi_init_thread_f08_(const F * required, F * provided, F * ierror)
+{
+    NEXT(mpi_init_thread_f08_, (const F *, F *, F *));
+    bool before = world_up();
+    real(required, provided, ierror);
+    if (!before && world_up())
+        start((int) *provided);
+}
+
+void mpi_finalize_f08_(F * ierror);
+void mpi_finalize_f08_(F * ierror)
+{
+    NEXT(mpi_finalize_f08_, (F *));
+    finish();
+    real(ierror);
+}
+
+void mpi_wait_f08_(F * request, void *status, F * ierror);
+void mpi_wait_f08_(F * request, void *status, F * ierror)
+{
+    NEXT(mpi_wait_f08_, (F *, void *, F *));
+    long long t0 = now_ns();
+    real(request, status, ierror);
+    span(K_WAIT, t0, 1, MPI_UNDEFINED);
+}
+
+void mpi_waitall_f08_(const F * count, F * requests, void *statuses, F * ierror);
+void mpi_waitall_f08_(const F * count, F * requests, void *statuses, F * ierror)
+{
+    NEXT(mpi_waitall_f08_, (const F *, F *, void *, F *));
+    long long t0 = now_ns();
+    real(count, requests, statuses, ierror);
+    span(K_WAITALL, t0, (int) *count, MPI_UNDEFINED);
+}
+
+void mpi_waitany_f08_(const F * count, F * requests, F * index, void *status, F * ierror);
+void mpi_waitany_f08_(const F * count, F * requests, F * index, void *status, F * ierror)
+{
+    NEXT(mpi_waitany_f08_, (const F *, F *, F *, void *, F *));
+    long long t0 = now_ns();
+    real(count, requests, index, status, ierror);
+    span(K_WAITANY, t0, (int) *count, MPI_UNDEFINED);
+}
+
+void mpi_waitsome_f08_(const F * incount, F * requests, F * outcount, F * indices, void *statuses,
+                       F * ierror);
+void mpi_waitsome_f08_(const F * incount, F * requests, F * outcount, F * indices, void *statuses,
+                       F * ierror)
+{
+    NEXT(mpi_waitsome_f08_, (const F *, F *, F *, F *, void *, F *));
+    long long t0 = now_ns();
+    real(incount, requests, outcount, indices, statuses, ierror);
+    span(K_WAITSOME, t0, (int) *incount, MPI_UNDEFINED);
+}
+
+void mpi_barrier_f08_(const F * comm, F * ierror);
+void mpi_barrier_f08_(const F * comm, F * ierror)
+{
+    NEXT(mpi_barrier_f08_, (const F *, F *));
+    long long t0 = now_ns();
+    real(comm, ierror);
+    span(K_BARRIER, t0, MPI_UNDEFINED, MPI_UNDEFINED);
+}
+
+/* ---- at exit: say why there is no trace ----
+ *
+ * A process that initialized MPI but not through a wrapper above (a direct
+ * PMPI_Init, another language's bindings), or that exits without
+ * MPI_Finalize, writes no trace: one line says so, from the process of
+ * rank 0 (PMI_RANK, the launcher's, when natrace never learnt it). */
+__attribute__((destructor))
+static void at_exit(void)
+{
+    int init = 0;
+    if (!atomic_load(&started)) {
+        const char *r = getenv("PMI_RANK");
+        if (PMPI_Initialized(&init) == MPI_SUCCESS && init && (!r || strcmp(r, "0") == 0))
+            fprintf(stderr, "natrace: this program initialized MPI without MPI_Init or "
+                    "MPI_Init_thread of C or of mpi_f08, which natrace wraps: "
+                    "no trace written\n");
+    } else if (atomic_load(&tracing) && rank == 0) {
+        fprintf(stderr, "natrace: rank 0 exited without MPI_Finalize: no trace written\n");
+    }
 }

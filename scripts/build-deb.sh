@@ -4,7 +4,9 @@
 #   Debian source package (checksum-verified)
 #     + patches/ as quilt patches debian/patches/na-*.patch
 #     + src/ and include/ as one quilt patch debian/patches/na-overlay.patch
-#     + packaging/debian/ (man pages, libnatasks, version string) in debian/na/
+#     + packaging/debian/ (man pages, libnatasks, natrace, version string):
+#       debian/na/, lines appended to debian/*.install and *.manpages,
+#       mpich's python3 dependency (packaging/debian/overlay.sh)
 #     + a changelog entry 4.0.2-3+na<REV>
 #   -> dpkg-buildpackage -B (arch-only; mpich-doc needs LaTeX and is not ours)
 #   -> _build/deb/*.deb: libmpich12, libmpich-dev, mpich, as Debian names them.
@@ -84,22 +86,16 @@ if [ "${KEEP_TREE:-0}" != 1 ] || [ ! -d "$TREE" ]; then
     say "patches: $n from patches/ and na-overlay.patch appended to debian/patches/series"
 
     # ------------------------------------------------------------ packaging
-    mkdir -p debian/na/man-src debian/na/natasks
-    cp "$TOP/packaging/debian/na.mk" debian/na/
-    cp "$TOP/scripts/md2man.py" debian/na/
-    cp "$TOP"/doc/man/*.md debian/na/man-src/
-    # natrace is installed by the source build only (scripts/build-natrace.sh)
-    rm -f debian/na/man-src/natrace.md
-    cp "$TOP"/natasks/na_tasks.[ch] debian/na/natasks/
-    printf '\nNA_VERSION := %s\ninclude debian/na/na.mk\n' "$NA_VERSION" >>debian/rules
-    echo 'debian/na/man/man3/*' >>debian/libmpich-dev.manpages
-    printf '%s\n' 'usr/include/*/mpich/na_tasks.h' 'usr/lib/*/libnatasks.so' >>debian/libmpich-dev.install
-    echo 'usr/lib/*/libnatasks.so.*' >>debian/libmpich12.install
+    # debian/na/, what goes in which package, mpich's python3 (the file says)
+    # shellcheck source=packaging/debian/overlay.sh
+    . "$TOP/packaging/debian/overlay.sh"
+    na_debian_overlay "$TOP" "$NA_VERSION"     # set -e: a failure ends the build
     {
         printf 'mpich (%s) bookworm; urgency=medium\n\n' "$VERSION"
         printf '  * Notified Access %s: notified puts, gets and accumulates (the\n' "$NA_VERSION"
         printf '    matching and the counter dialect), patches debian/patches/na-*,\n'
-        printf '    man pages of the new calls, libnatasks.\n\n'
+        printf '    man pages of the new calls, libnatasks, natrace (libnatrace, the\n'
+        printf '    natrace launcher, natrace-plot and their man page).\n\n'
         printf ' -- Notified Access MPICH <notify-mpich@localhost>  %s\n\n' "$(date -R)"
         cat debian/changelog
     } >debian/changelog.new

@@ -390,11 +390,11 @@ fi
 configure_mpich
 make_install
 if ! is_stock; then
-    # man pages of the new calls, from their one source (doc/man/*.md)
+    # man pages of the new calls and of natrace, from their one source (doc/man/*.md)
     python3 "$TOP/scripts/md2man.py" "$PREFIX/share/man" "$TOP"/doc/man/*.md ||
         die "man pages: scripts/md2man.py failed"
     install_natasks
-    # natrace: the MPI_T-event tracer and natrace-plot (doc/man/natrace.md)
+    # natrace: the MPI_T-event tracer, its launcher and natrace-plot (doc/man/natrace.md)
     run natrace${VARIANT:+-$VARIANT} bash "$TOP/scripts/build-natrace.sh" "$PREFIX"
 fi
 if is_stock; then

@@ -1,15 +1,17 @@
 #!/usr/bin/env python3
-"""Section 3 man pages from doc/man/*.md, the one source of the per-call docs.
+"""Man pages from doc/man/*.md, the one source of the per-call docs.
 
     scripts/md2man.py OUTDIR PAGE.md...
 
-Each PAGE.md becomes OUTDIR/man3/NAME.3, NAME being its file name.  Every
-other name of its title line ('# NAME, OTHER, ...') and every function its
-Synopsis declares (a ```c line 'TYPE NAME(...', TYPE being int, void,
-MPI_Request ...) gets a one-line page that sources it (.so man3/NAME.3), so
-`man MPI_Rget_notify` shows the page that documents it.  A title name
-written 'name(1)' (a command, such as natrace-plot) gets its alias as
-OUTDIR/man1/name.1 instead; the NAME line shows it without the '(1)'.
+Each PAGE.md becomes OUTDIR/man3/NAME.3, NAME being its file name, or
+OUTDIR/man1/NAME.1 when its title line writes NAME as 'NAME(1)' (a command,
+such as natrace).  Every other name of its title line ('# NAME, OTHER, ...')
+and every function its Synopsis declares (a ```c line 'TYPE NAME(...', TYPE
+being int, void, MPI_Request ...) gets a one-line page that sources it
+(.so man3/NAME.3), so `man MPI_Rget_notify` shows the page that documents
+it; a title name written 'name(1)' (a command, such as natrace-plot) gets
+its alias as OUTDIR/man1/name.1.  The NAME line shows every name without
+its '(1)'.
 
 Only the Markdown the pages use is understood: '#' title and summary
 paragraph, '##' sections, ```c/```sh blocks, lists ('- ' items with indented
@@ -90,7 +92,8 @@ def convert(path, date):
         aliases.append((m.group(1), m.group(2) or SECTION))
     if name not in names:
         raise SystemExit(f"{path}:1: the title does not name the page's own name {name}")
-    out = [f'.TH {name} {SECTION} "{date}" "{MANUAL}" "{MANUAL}"', ".SH NAME"]
+    section_of_page = dict(aliases)[name]
+    out = [f'.TH {name} {section_of_page} "{date}" "{MANUAL}" "{MANUAL}"', ".SH NAME"]
     i, summary = 1, []
     while i < len(lines) and not lines[i].startswith("## "):
         if lines[i].strip():
@@ -167,7 +170,7 @@ def convert(path, date):
     text = "\n".join(out) + "\n"
     if LINK.search(text) or re.search(r"\.md\)", text):
         raise SystemExit(f"{path}: a link or '.md)' is left in the page")
-    return name, text, aliases
+    return name, section_of_page, text, aliases
 
 
 def main():
@@ -177,10 +180,10 @@ def main():
     date = os.environ.get("MAN_DATE", "")
     pages = {}
     for path in sys.argv[2:]:
-        name, text, aliases = convert(path, date)
-        pages[name] = (text, aliases)
+        name, section, text, aliases = convert(path, date)
+        pages[name] = (section, text, aliases)
     owner = {}
-    for name, (text, aliases) in pages.items():
+    for name, (_, text, aliases) in pages.items():
         for alias, section in aliases:
             if alias == name or alias in pages:
                 continue
@@ -188,16 +191,17 @@ def main():
                 raise SystemExit(f"{alias}({section}): named by both {owner[alias, section]}.md "
                                  f"and {name}.md")
             owner[alias, section] = name
-    for name, (text, aliases) in pages.items():
-        outdir = os.path.join(sys.argv[1], "man" + SECTION)
+    for name, (section, text, aliases) in pages.items():
+        outdir = os.path.join(sys.argv[1], "man" + section)
         os.makedirs(outdir, exist_ok=True)
-        with open(os.path.join(outdir, name + "." + SECTION), "w", encoding="utf-8") as f:
+        with open(os.path.join(outdir, name + "." + section), "w", encoding="utf-8") as f:
             f.write(text)
     for (alias, section), name in owner.items():
         outdir = os.path.join(sys.argv[1], "man" + section)
         os.makedirs(outdir, exist_ok=True)
+        page = pages[name][0]
         with open(os.path.join(outdir, alias + "." + section), "w", encoding="utf-8") as f:
-            f.write(f".so man{SECTION}/{name}.{SECTION}\n")
+            f.write(f".so man{page}/{name}.{page}\n")
 
 
 if __name__ == "__main__":

@@ -1,5 +1,6 @@
 # shellcheck shell=bash
-# The unit suite's checks of the build and of the sources (SUITE=unit, all).
+# The unit suite's checks of the build, of the sources and of what make deb
+# adds to Debian's packaging (SUITE=unit, all).
 # Sourced by test/run-suite.sh after test/harness/lib.sh (its settings and
 # helpers: pass/skip/fail, run_mpi, compile_prog ...).
 
@@ -70,4 +71,27 @@ run_code_style_check() {
     else
         fail "code_style" "$(wc -l <"$log") files differ" "$log"
     fi
+}
+
+# What make deb adds to Debian's packaging, without building MPICH
+# (test/deb-overlay.sh): na.mk's rules run in a stand-in tree against the
+# installed MPICH, every file they install in a package (libnatrace and the
+# natrace launcher, natrace-plot, their man pages among them), mpich's
+# python3 dependency.
+run_deb_overlay_check() {
+    [[ deb_overlay =~ $TESTS ]] || return 0
+    local log=$OUT/logs/deb_overlay.log line rc=0 n=0
+    if ! command -v make >/dev/null || ! command -v gcc >/dev/null; then
+        skip "deb_overlay" "needs make and gcc"
+        return
+    fi
+    timeout $((120 * SCALE)) bash "$TOP/test/deb-overlay.sh" "$PREFIX" "$OUT/deb-overlay" \
+        >"$log" 2>&1 || rc=$?
+    while read -r line; do
+        case "$line" in
+            PASS*) pass "${line#PASS  }" 0; n=$((n + 1)) ;;
+            FAIL*) fail "${line#FAIL  }" "" "$log"; n=$((n + 1)) ;;
+        esac
+    done <"$log"
+    if [ $rc -ne 0 ] && [ $n -eq 0 ]; then fail "deb_overlay" "test/deb-overlay.sh failed" "$log"; fi
 }

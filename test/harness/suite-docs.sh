@@ -10,8 +10,8 @@
 # page (man3, man1) renders with no Markdown left in it (a link's "](" or
 # ".md)"), and every name its NAME line gives (as whatis reads it: lexgrog),
 # every page an alias sources (.so), every NAME(N) an installed header
-# refers to (na_tasks.h: "See na_tasks(3)") and natrace-plot, if
-# installed, has a page file.
+# refers to (na_tasks.h: "See na_tasks(3)") and natrace and natrace-plot,
+# if installed, have a page file.
 run_man_check() {
     [[ man_pages =~ $TESTS ]] || return 0
     local log=$OUT/logs/man_pages.log name page missing=0 mandir=$PREFIX/share/man sec ref names
@@ -52,7 +52,7 @@ run_man_check() {
                 head -n 1 "$page" | sed -n 's|^\.so man\([1-8]\)/\(.*\)\.[1-8]$|\2(\1)|p'
             elif names=$(lexgrog "$page" 2>&1); then
                 # 'man3/X.3: "NAME - summary"', a line per name: a page
-                # file of any section (natrace's natrace-plot is in man1)
+                # file of any section (natrace and natrace-plot are in man1)
                 sed -n "s|^[^:]*: \"||; s| - .*||p" <<<"$names" | sed 's|$|([1-8])|'
             else
                 echo "$page(NAME line not parsed by lexgrog)"
@@ -60,6 +60,7 @@ run_man_check() {
         done
         grep -ohE '\b[A-Za-z_][A-Za-z0-9_.-]*\([1-8]\)' "$PREFIX"/include/na_tasks.h 2>/dev/null
         [ ! -x "$PREFIX/bin/natrace-plot" ] || echo "natrace-plot(1)"
+        [ ! -x "$PREFIX/bin/natrace" ] || echo "natrace(1)"
     )
     if [ $missing -eq 0 ]; then
         pass "man_pages (every call, every page and name)" 0

@@ -2,7 +2,9 @@
 # The Debian packages as a user gets them (issue 20): install _build/deb/*.deb
 # with apt-get, compile the examples with /usr/bin/mpicc (and the Fortran
 # test with /usr/bin/mpifort), run them with mpiexec -n 2, check mpichversion
-# and a man page for every new call, then remove what was installed and
+# and a man page for every new call, trace a program with natrace (the
+# launcher, -lnatrace, Fortran through mpi_f08) and draw it with
+# natrace-plot, check their man pages, then remove what was installed and
 # check that the machine's package set is back to what it was.
 #
 #   test/packaging/deb-install.sh    (root; after make deb)
@@ -13,6 +15,7 @@ WORK=$(mktemp -d)
 PKGS=(libmpich12 libmpich-dev mpich)
 pass=0 fail=0
 ok() { echo "PASS  $*"; pass=$((pass + 1)); }
+skip() { echo "SKIP  $*"; }
 bad() { echo "FAIL  $*"; fail=$((fail + 1)); }
 check() { local what=$1; shift; if "$@" >"$WORK/out" 2>&1; then ok "$what"; else bad "$what"; sed 's/^/      /' "$WORK/out" | tail -n 20; fi; }
 
@@ -69,4 +72,41 @@ if command -v mpifort >/dev/null; then
     check "mpifort test/fortran/notify_f08.f90 (use mpi_f08)" \
         mpifort -o "$WORK/notify_f08" "$TOP/test/fortran/notify_f08.f90"
     check "mpiexec -n 2 notify_f08" bash -c "timeout 120 mpiexec -n 2 '$WORK/notify_f08' | grep -q 'No Errors'"
+fi
+
+# natrace: the launcher and natrace-plot in mpich, libnatrace.so.0 in
+# libmpich12 (the .so, for -lnatrace, in libmpich-dev), natrace(1) and
+# natrace-plot(1) in mpich
+natrace_lib() {     # the library /usr/bin/natrace preloads is libmpich12's
+    local lib
+    lib=$(sed -n "s/^INSTALLED_LIB='\(.*\)'\$/\1/p" /usr/bin/natrace)
+    echo "natrace preloads '$lib'"
+    [ -f "$lib" ] && dpkg -S "$lib" | grep -q '^libmpich12:'
+}
+traced() {          # traced DIR PROGRAM ARGS...: a trace per rank, as natrace_check.py wants
+    local dir=$1; shift
+    rm -rf "$dir"
+    (cd "$WORK" && timeout 120 mpiexec -n 2 natrace -d "$dir" "$@") &&
+        python3 "$TOP/test/natrace_check.py" --ranks 2 --expect "* notify_arrival == 140" "$dir"
+}
+man_in_1() { man -w "$1" | grep -q "/man1/$1\.1"; }
+check "natrace and natrace-plot in mpich" bash -c "dpkg -S /usr/bin/natrace /usr/bin/natrace-plot | grep -c '^mpich:' | grep -qx 2"
+check "natrace preloads libmpich12's libnatrace.so.0" natrace_lib
+check "mpiexec -n 2 natrace pingpong_notify: traces" traced "$WORK/trace" ./pingpong_notify 64 10
+check "mpicc ... -lnatrace: traces" bash -c "mpicc -o '$WORK/linked' '$TOP/examples/pingpong_notify.c' -lnatrace &&
+    cd '$WORK' && NATRACE_DIR='$WORK/linked-trace' timeout 120 mpiexec -n 2 ./linked 64 10 &&
+    python3 '$TOP/test/natrace_check.py' --ranks 2 --expect '* notify_arrival == 140' '$WORK/linked-trace'"
+check "natrace-plot --merge" natrace-plot --merge "$WORK/all.json" "$WORK/trace"
+if /usr/bin/python3 -c 'import matplotlib' 2>/dev/null; then
+    check "natrace-plot -o trace.png" bash -c "natrace-plot -o '$WORK/trace.png' '$WORK/trace' && test -s '$WORK/trace.png'"
+else
+    skip "natrace-plot -o trace.png: python3-matplotlib (recommended by mpich) is not installed"
+fi
+check "man natrace, man natrace-plot: section 1" bash -c "$(declare -f man_in_1); man_in_1 natrace && man_in_1 natrace-plot"
+check "man natrace renders" bash -c "MANPAGER=cat man natrace | grep -q 'natrace-plot'"
+if command -v mpifort >/dev/null; then
+    check "mpiexec -n 2 natrace natrace_prog (use mpi_f08): traces" bash -c "
+        mpifort -o '$WORK/natrace_prog_f08' '$TOP/test/natrace_prog.F90' && rm -rf '$WORK/f08-trace' &&
+        cd '$WORK' && timeout 120 mpiexec -n 2 natrace -d f08-trace ./natrace_prog_f08 &&
+        python3 '$TOP/test/natrace_check.py' --prog natrace_prog '$WORK/f08-trace'"
 fi
