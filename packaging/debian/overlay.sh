@@ -1,6 +1,6 @@
 # What make deb adds to Debian's mpich packaging, applied in the unpacked
 # source tree that is the current directory.  Sourced: scripts/build-deb.sh
-# calls na_debian_overlay in Debian's tree, test/deb-overlay.sh in a
+# calls na_debian_overlay in Debian's tree, test/packaging/deb-overlay.sh in a
 # stand-in one, where it also runs the rules added.
 #
 #   debian/na/      na.mk, included at the end of debian/rules; md2man.py and

@@ -74,7 +74,7 @@ run_code_style_check() {
 }
 
 # What make deb adds to Debian's packaging, without building MPICH
-# (test/deb-overlay.sh): na.mk's rules run in a stand-in tree against the
+# (test/packaging/deb-overlay.sh): na.mk's rules run in a stand-in tree against the
 # installed MPICH, every file they install in a package (libnatrace and the
 # natrace launcher, natrace-plot, their man pages among them), mpich's
 # python3 dependency.
@@ -85,7 +85,7 @@ run_deb_overlay_check() {
         skip "deb_overlay" "needs make and gcc"
         return
     fi
-    timeout $((120 * SCALE)) bash "$TOP/test/deb-overlay.sh" "$PREFIX" "$OUT/deb-overlay" \
+    timeout $((120 * SCALE)) bash "$TOP/test/packaging/deb-overlay.sh" "$PREFIX" "$OUT/deb-overlay" \
         >"$log" 2>&1 || rc=$?
     while read -r line; do
         case "$line" in
@@ -93,5 +93,5 @@ run_deb_overlay_check() {
             FAIL*) fail "${line#FAIL  }" "" "$log"; n=$((n + 1)) ;;
         esac
     done <"$log"
-    if [ $rc -ne 0 ] && [ $n -eq 0 ]; then fail "deb_overlay" "test/deb-overlay.sh failed" "$log"; fi
+    if [ $rc -ne 0 ] && [ $n -eq 0 ]; then fail "deb_overlay" "test/packaging/deb-overlay.sh failed" "$log"; fi
 }

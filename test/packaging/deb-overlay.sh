@@ -12,7 +12,7 @@
 # and natrace-plot runs under /usr/bin/python3; debian/control's mpich, and
 # only it, depends on python3 and recommends python3-matplotlib.
 #
-#   test/deb-overlay.sh PREFIX OUTDIR
+#   test/packaging/deb-overlay.sh PREFIX OUTDIR
 #
 # Needs make and gcc (with OpenMP, for libnatasks).  Prints PASS/FAIL lines;
 # exits 1 if any failed.
@@ -22,7 +22,7 @@ if [ $# -ne 2 ]; then
     echo "usage: $0 PREFIX OUTDIR" >&2
     exit 2
 fi
-TOP=$(cd "$(dirname "$0")/.." && pwd)
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
 PREFIX=$(cd "$1" && pwd)
 mkdir -p "$2"
 OUT=$(cd "$2" && pwd)
