@@ -24,7 +24,7 @@
  *      MPI_Test runs every ready callback; a negative max_poll: MPI_ERR_ARG.
  *   7. after a generalized request whose query_fn failed, later errors keep
  *      their own class once MPICH's ring of error messages has wrapped
- *      (patches/fixes/0031).
+ *      (patches/fixes/0015).
  */
 #include "na_test.h"
 #include <pthread.h>

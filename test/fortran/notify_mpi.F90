@@ -1,5 +1,5 @@
 ! Notified Access from Fortran through "use mpi", or through mpif.h when
-! compiled with -DUSE_MPIF_H (the bindings patch 0014 generates for both
+! compiled with -DUSE_MPIF_H (the bindings hook 0011 generates for both
 ! from src/binding/c/notify_api.txt).  Two ranks: rank 0 puts 10 integers
 ! with tag 3 into rank 1's window under a shared lock; rank 1 matches the
 ! notification with MPI_Notify_init / MPI_Start / MPI_Wait and checks the

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `make fuzz`: a randomized checker on transport configurations of
 # test/run-suite.sh, with the environment run-suite.sh gives them
-# (test/transports, the table both read): FUZZ=rma (default) runs the RMA
+# (test/harness/transports, the table both read): FUZZ=rma (default) runs the RMA
 # checker test/fuzz/rma_fuzz/, FUZZ=completion the completion checker
 # test/fuzz/completion_fuzz/ (`make fuzz-completion`).
 #
@@ -29,7 +29,7 @@ if [ ! -x "$PREFIX/bin/mpicc" ] || [ ! -x "$PREFIX/bin/mpiexec" ]; then
     echo "fuzz: no patched MPICH installed in $PREFIX (run 'make' first)" >&2
     exit 2
 fi
-. "$TOP/test/transports.sh"
+. "$TOP/test/harness/transports.sh"
 
 bin=$BUILD/tests/bin/test_fuzz_${FUZZ}_fuzz
 mkdir -p "$(dirname "$bin")"

@@ -29,7 +29,7 @@ run_build_checks() {
     done
     # configure runs under dash (build-mpich.sh): a bash-only test in an
     # MPICH configure script is an error there and silently false
-    # (patches/fixes/0025-configure-posix-test.patch)
+    # (patches/fixes/0009-configure-POSIX-in-four-test-expressions.patch)
     local cl bad=0
     : >"$OUT/logs/configure_posix.log"
     for cl in "$BUILD"/logs/configure*.log; do

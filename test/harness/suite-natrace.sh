@@ -7,14 +7,14 @@
 # mpicc: a known program traced through the notify MPI_T events on 2
 # processes, on shared memory and over tcp, in C and in Fortran (mpi_f08,
 # use mpi, mpif.h), under the natrace launcher; its traces checked against what it
-# did (test/natrace_check.py) and drawn (natrace-plot; skipped, saying so,
+# did (test/tools/natrace_check.py) and drawn (natrace-plot; skipped, saying so,
 # without matplotlib); the launcher's refusal of a library it cannot
 # preload; the one line natrace prints when it cannot trace; natrace-plot's
-# layout; the man page as natrace(1) (test/natrace.sh)
+# layout; the man page as natrace(1) (test/tools/natrace.sh)
 run_natrace_check() {
     [[ natrace =~ $TESTS ]] || return 0
     local log=$OUT/logs/natrace.log line rc=0 n=0
-    timeout $((300 * SCALE)) bash "$TOP/test/natrace.sh" "$PREFIX" "$OUT/natrace" >"$log" 2>&1 || rc=$?
+    timeout $((300 * SCALE)) bash "$TOP/test/tools/natrace.sh" "$PREFIX" "$OUT/natrace" >"$log" 2>&1 || rc=$?
     while read -r line; do
         case "$line" in
             PASS*) line=${line#PASS  }; pass "${line%%:*}" 0; n=$((n + 1)) ;;
@@ -22,5 +22,5 @@ run_natrace_check() {
             SKIP*) line=${line#SKIP  }; skip "${line%%:*}" "${line#*: }"; n=$((n + 1)) ;;
         esac
     done <"$log"
-    if [ $rc -ne 0 ] && [ $n -eq 0 ]; then fail "natrace" "test/natrace.sh failed" "$log"; fi
+    if [ $rc -ne 0 ] && [ $n -eq 0 ]; then fail "natrace" "test/tools/natrace.sh failed" "$log"; fi
 }

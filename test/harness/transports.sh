@@ -1,5 +1,5 @@
 # Sourced by test/run-suite.sh, bench/*.sh, test/realprogs/run.sh and, through
-# test/transports.sh, test/fuzz/run-fuzz.sh and test/natrace.sh;
+# the suite (test/harness/lib.sh), test/fuzz/run-fuzz.sh and test/tools/natrace.sh;
 # lookups in the transport table test/harness/transports (needs $TOP).
 #   transport_env NAME      its environment (VAR=VALUE ...); fails if unknown
 #   transport_path NAME     the path/reason of its notified accesses, or ""

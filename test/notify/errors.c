@@ -159,7 +159,7 @@ int main(int argc, char **argv)
         }
     }
     /* request state; its errors go to the window's handler, not
-     * MPI_COMM_WORLD's (patch 0016) */
+     * MPI_COMM_WORLD's (hook 0013) */
     MPI_Errhandler weh, ceh;
     MPI_OK(MPI_Win_create_errhandler(win_handler, &weh));
     MPI_OK(MPI_Comm_create_errhandler(comm_handler, &ceh));

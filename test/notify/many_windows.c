@@ -6,7 +6,7 @@
  *
  *   many_windows [N]      (default 2000)
  *   many_windows -limit   windows until MPICH has no context id left: the
- *                         creation that fails returns an error (patch 0019;
+ *                         creation that fails returns an error (fix 0006;
  *                         it aborted), the process goes on, and a window
  *                         made after freeing the others works
  *

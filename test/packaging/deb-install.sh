@@ -87,7 +87,7 @@ traced() {          # traced DIR PROGRAM ARGS...: a trace per rank, as natrace_c
     local dir=$1; shift
     rm -rf "$dir"
     (cd "$WORK" && timeout 120 mpiexec -n 2 natrace -d "$dir" "$@") &&
-        python3 "$TOP/test/natrace_check.py" --ranks 2 --expect "* notify_arrival == 140" "$dir"
+        python3 "$TOP/test/tools/natrace_check.py" --ranks 2 --expect "* notify_arrival == 140" "$dir"
 }
 man_in_1() { man -w "$1" | grep -q "/man1/$1\.1"; }
 check "natrace and natrace-plot in mpich" bash -c "dpkg -S /usr/bin/natrace /usr/bin/natrace-plot | grep -c '^mpich:' | grep -qx 2"
@@ -95,7 +95,7 @@ check "natrace preloads libmpich12's libnatrace.so.0" natrace_lib
 check "mpiexec -n 2 natrace pingpong_notify: traces" traced "$WORK/trace" ./pingpong_notify 64 10
 check "mpicc ... -lnatrace: traces" bash -c "mpicc -o '$WORK/linked' '$TOP/examples/pingpong_notify.c' -lnatrace &&
     cd '$WORK' && NATRACE_DIR='$WORK/linked-trace' timeout 120 mpiexec -n 2 ./linked 64 10 &&
-    python3 '$TOP/test/natrace_check.py' --ranks 2 --expect '* notify_arrival == 140' '$WORK/linked-trace'"
+    python3 '$TOP/test/tools/natrace_check.py' --ranks 2 --expect '* notify_arrival == 140' '$WORK/linked-trace'"
 check "natrace-plot --merge" natrace-plot --merge "$WORK/all.json" "$WORK/trace"
 if /usr/bin/python3 -c 'import matplotlib' 2>/dev/null; then
     check "natrace-plot -o trace.png" bash -c "natrace-plot -o '$WORK/trace.png' '$WORK/trace' && test -s '$WORK/trace.png'"
@@ -106,7 +106,7 @@ check "man natrace, man natrace-plot: section 1" bash -c "$(declare -f man_in_1)
 check "man natrace renders" bash -c "MANPAGER=cat man natrace | grep -q 'natrace-plot'"
 if command -v mpifort >/dev/null; then
     check "mpiexec -n 2 natrace natrace_prog (use mpi_f08): traces" bash -c "
-        mpifort -o '$WORK/natrace_prog_f08' '$TOP/test/natrace_prog.F90' && rm -rf '$WORK/f08-trace' &&
+        mpifort -o '$WORK/natrace_prog_f08' '$TOP/test/tools/natrace_prog.F90' && rm -rf '$WORK/f08-trace' &&
         cd '$WORK' && timeout 120 mpiexec -n 2 natrace -d f08-trace ./natrace_prog_f08 &&
-        python3 '$TOP/test/natrace_check.py' --prog natrace_prog '$WORK/f08-trace'"
+        python3 '$TOP/test/tools/natrace_check.py' --prog natrace_prog '$WORK/f08-trace'"
 fi

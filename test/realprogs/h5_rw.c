@@ -23,7 +23,7 @@ static int errs;
  * stays initialized until after MPI_Finalize: in stock MPICH 4.0.2 an
  * MPI_T_finalize between MPI_Init and MPI_Finalize frees the string control
  * variables MPI itself still reads (ch4:ofi's shared-memory collectives then
- * crash in the next MPI_Comm_dup; patches/fixes/0030 fixes ours). */
+ * crash in the next MPI_Comm_dup; patches/fixes/0014 fixes ours). */
 static int notify_cvars(void)
 {
     int provided, n = 0, k = 0;

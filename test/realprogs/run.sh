@@ -117,7 +117,7 @@ lib_env() { [ "$1" = ours ] && echo "$LD_OURS"; }
 # FI_PROVIDER and has no shared-memory module of its own: over tcp its UCX
 # must use tcp too (UCX_TLS=tcp,self), not UCX's shared memory.  Except at
 # more than 2 ranks: there Debian's library hangs in MPI_Finalize over UCX
-# tcp in most runs (the finalize order patches/fixes/0012 fixes here), so
+# tcp in most runs (the finalize order patches/fixes/0002 fixes here), so
 # it keeps UCX's own transports (its "tcp" rows are then not over tcp).
 env_of() {
     local envs

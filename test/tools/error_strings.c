@@ -1,4 +1,4 @@
-/* MPI_Error_string names every error class (issue 33; patch 0017): MPICH's
+/* MPI_Error_string names every error class (issue 33; fix 0004): MPICH's
  * MPIX_ERR_* classes and ours, MPI 4.0's, and the MPI_T classes, read as
  * themselves, not "Unknown error class" or another class's text; and an
  * error our calls return reads as what went wrong.

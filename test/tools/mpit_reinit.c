@@ -1,7 +1,7 @@
 /*
  * MPI_T opened and closed while MPI is initialized (a tool or library that
  * uses MPI_T around its own work), twice: MPI goes on working, its control
- * variables intact (patches/fixes/0030; before it MPI_Comm_dup crashed on
+ * variables intact (patches/fixes/0014; before it MPI_Comm_dup crashed on
  * ch4:ofi).  Then communicators, a window and a notified access, which
  * read control variables of their own.  Each time, the enum control
  * variables' MPI_T enums.

@@ -2,14 +2,14 @@
  * origin buffers may be reused at once, and a get's data is in place.  Over
  * libfabric a put up to the inject size is locally complete when its call
  * returns, so flush_local reads no completion counter after such puts only
- * (patches/fixes/0026); every other access issued since must still be waited
+ * (patches/fixes/0010); every other access issued since must still be waited
  * for: a large put (sent from the user buffer), a get, an accumulate.  Each
  * round issues them in a changing order between injected puts and notified
  * puts, flushes locally, overwrites every origin buffer, then flushes and
  * lets the target check that it received the values from before the
  * overwrite.  Each round starts with a 1 MiB accumulate (an active message
  * on ch4:ucx), a get and MPI_Win_flush_all: the get's data must be there
- * (patches/fixes/0028).  2 ranks. */
+ * (patches/fixes/0012).  2 ranks. */
 #include "na_test.h"
 
 #define BIG (1 << 20)           /* above every inject size and eager range */

@@ -4,7 +4,7 @@
  * MPI_Win_create (8 bytes each).  On ch4:ucx with UCX 1.13 and MPICH 4.0.2
  * unpatched, the window's base was replaced by the start of UCX's
  * registration-cache region: every put between local ranks was lost
- * (patch 0013).  ROUNDS rounds, each checked by the target after a flush
+ * (fix 0003).  ROUNDS rounds, each checked by the target after a flush
  * and a message, and read back by the origin with MPI_Get.
  */
 #include "na_test.h"

@@ -41,7 +41,7 @@
  *   - MPI_Cancel + MPI_Wait of the probe receive, MPI_Comm_free of its
  *     communicator; attributes on MPI_COMM_SELF (one keyval); MPI_Finalize
  *     first calls their delete callbacks, outside the lock (MPICH with
- *     patch 0018), then, taking no lock, as MPICH's, marks MPI finalized:
+ *     fix 0005), then, taking no lock, as MPICH's, marks MPI finalized:
  *     an MPI call still running in the progress thread is a data race for
  *     ThreadSanitizer, one after it an error.
  *
@@ -822,7 +822,7 @@ int MPI_Comm_delete_attr(MPI_Comm comm, int keyval)
 }
 
 /* MPICH's MPI_Finalize: MPI_COMM_SELF's attributes first, while MPI is
- * whole (patch 0018), then teardown without the global lock (the binding
+ * whole (fix 0005), then teardown without the global lock (the binding
  * skips it); by then the layer's progress thread must have been joined and
  * its probe receive and communicator released */
 int MPI_Finalize(void)

@@ -113,7 +113,7 @@
 #error "completion_fuzz needs the Notified Access MPICH (MPIX_Continue in mpi.h)"
 #endif
 
-/* GCC >= 11 takes MPI_STATUSES_IGNORE for a zero-size array (as in test/continue.c) */
+/* GCC >= 11 takes MPI_STATUSES_IGNORE for a zero-size array (as in test/completion/continue.c) */
 #pragma GCC diagnostic ignored "-Wstringop-overflow"
 
 /* ================================================================ 1. PRNG */

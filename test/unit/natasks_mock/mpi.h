@@ -35,7 +35,7 @@ typedef struct {
 #define MPI_THREAD_SERIALIZED 2
 #define MPI_THREAD_MULTIPLE   3
 
-/* continuations, as mpi.h of the patched MPICH (patch 0021) declares them */
+/* continuations, as mpi.h of the patched MPICH (hook 0015) declares them */
 typedef int (MPIX_Continue_cb_function) (int error_code, void *user_data);
 #define MPIX_CONT_REQBUF_VOLATILE (1 << 0)
 #define MPIX_CONT_PERSISTENT (1 << 1)
@@ -75,7 +75,7 @@ int MPI_Comm_free_keyval(int *keyval);
 int MPI_Comm_set_attr(MPI_Comm comm, int keyval, void *value);
 int MPI_Comm_delete_attr(MPI_Comm comm, int keyval);
 /* the test's model of MPICH's, which deletes MPI_COMM_SELF's attributes
- * first (patch 0018) */
+ * first (fix 0005) */
 int MPI_Finalize(void);
 
 #endif

@@ -4,7 +4,7 @@ on real traces and on made-up ones:
 
     natrace_plot_check.py NATRACE-PLOT DIR [OUTDIR]
 
-- DIR's natrace.*.json (a run of test/natrace_prog.c): every arrival drawn,
+- DIR's natrace.*.json (a run of test/tools/natrace_prog.c): every arrival drawn,
   each mark on its own rank's row, each arrow from its origin's row to its
   target's, its head at the target's bars;
 - a made-up trace where rank 0 is the target (matches, counter updates, a

@@ -2,26 +2,26 @@
 # natrace's test, on natrace built from this tree with PREFIX's mpicc into
 # OUTDIR/prefix (scripts/build-natrace.sh PREFIX OUTDIR/prefix):
 #
-#   - test/natrace_prog.c on 2 ranks under the launcher (mpiexec natrace
-#     PROG), its traces checked by test/natrace_check.py (--prog
+#   - test/tools/natrace_prog.c on 2 ranks under the launcher (mpiexec natrace
+#     PROG), its traces checked by test/tools/natrace_check.py (--prog
 #     natrace_prog) and drawn by natrace-plot;
 #   - the launcher: a relative NATRACE_LIB made absolute, a missing one
 #     refused with a message before the program runs;
-#   - Fortran: test/natrace_prog.F90 through "use mpi_f08", "use mpi" and
+#   - Fortran: test/tools/natrace_prog.F90 through "use mpi_f08", "use mpi" and
 #     mpif.h, traced and checked as the C program (skipped, saying so,
 #     without a Fortran MPICH);
-#   - what natrace cannot see (test/natrace_unseen.c: MPI started by
+#   - what natrace cannot see (test/tools/natrace_unseen.c: MPI started by
 #     PMPI_Init, on 2 ranks; an exit without MPI_Finalize, on 1): one line
 #     on standard error saying so, from rank 0 only, and no trace;
-#   - natrace-plot's layout (test/natrace_plot_check.py: each mark on its
+#   - natrace-plot's layout (test/tools/natrace_plot_check.py: each mark on its
 #     own rank's row, 2,000 arrivals thinned, saying so);
 #   - the man page: doc/man/natrace.md renders as natrace(1), with
 #     natrace-plot(1) sourcing it.
 #
-#   test/natrace.sh PREFIX OUTDIR [VAR=VALUE...]
+#   test/tools/natrace.sh PREFIX OUTDIR [VAR=VALUE...]
 #
 # Without VAR=VALUE: the C program once per transport configuration of
-# test/transports (ch4:ofi: shm and tcp; ch4:ucx: shm and ucx-tcp), each with
+# test/harness/transports (ch4:ofi: shm and tcp; ch4:ucx: shm and ucx-tcp), each with
 # its path checked, traces in OUTDIR/CONFIG; then the rest.  With them: only
 # the C program, in that environment, any path, traces in OUTDIR.  The plots
 # are skipped, saying so, when no python3 has matplotlib.  Prints
@@ -44,8 +44,8 @@ for f in "$PREFIX/bin/mpicc" "$PREFIX/bin/mpiexec"; do
 done
 mkdir -p "$OUTDIR"
 OUTDIR=$(cd "$OUTDIR" && pwd)
-# shellcheck disable=SC1091 # test/transports.sh, checked on its own
-. "$TOP/test/transports.sh"
+# shellcheck disable=SC1091 # test/harness/transports.sh, checked on its own
+. "$TOP/test/harness/transports.sh"
 
 failed=0
 fail() { echo "FAIL  natrace $1: $2"; failed=1; }
@@ -61,9 +61,9 @@ PLOT=$NA/bin/natrace-plot
 
 PROG=$OUTDIR/natrace_prog
 if ! "$PREFIX/bin/mpicc" -std=gnu11 -O2 -Wall -Werror -I"$TOP/test" -o "$PROG" \
-    "$TOP/test/natrace_prog.c" >"$OUTDIR/compile.log" 2>&1; then
+    "$TOP/test/tools/natrace_prog.c" >"$OUTDIR/compile.log" 2>&1; then
     cat "$OUTDIR/compile.log"
-    fail compile "test/natrace_prog.c does not compile"
+    fail compile "test/tools/natrace_prog.c does not compile"
     exit 1
 fi
 
@@ -95,7 +95,7 @@ run_one() {
         fail "$name" "$(basename "$prog") did not print 'No Errors'"
         return
     fi
-    if ! python3 "$TOP/test/natrace_check.py" --prog natrace_prog ${path:+--path "$path"} \
+    if ! python3 "$TOP/test/tools/natrace_check.py" --prog natrace_prog ${path:+--path "$path"} \
         "$dir" >"$dir/check.log" 2>&1; then
         cat "$dir/check.log"
         fail "$name" "the traces are not as expected"
@@ -128,7 +128,7 @@ case "$device" in
     *) configs="shm tcp" ;;
 esac
 for c in $configs; do
-    envs=$(transport_env "$c") || { fail "$c" "not in test/transports"; continue; }
+    envs=$(transport_env "$c") || { fail "$c" "not in test/harness/transports"; continue; }
     path=$(transport_path "$c")
     # shellcheck disable=SC2086 # the table's VAR=VALUE words
     run_one "$c" "$OUTDIR/$c" "${path%%/*}" "$PROG" $envs
@@ -164,9 +164,9 @@ else
         [ $variant = use-mpi ] && flags=(-DUSE_MPI)
         [ $variant = mpif-h ] && flags=(-DUSE_MPIF_H)
         if ! "$PREFIX/bin/mpifort" -Wall "${flags[@]}" -o "$OUTDIR/natrace_prog_$variant" \
-            "$TOP/test/natrace_prog.F90" >"$OUTDIR/compile-$variant.log" 2>&1; then
+            "$TOP/test/tools/natrace_prog.F90" >"$OUTDIR/compile-$variant.log" 2>&1; then
             cat "$OUTDIR/compile-$variant.log"
-            fail "fortran-$variant" "test/natrace_prog.F90 does not compile"
+            fail "fortran-$variant" "test/tools/natrace_prog.F90 does not compile"
             continue
         fi
         run_one "fortran-$variant" "$OUTDIR/fortran-$variant" "" "$OUTDIR/natrace_prog_$variant"
@@ -175,10 +175,10 @@ fi
 
 # ---- what natrace cannot see: one line from rank 0, no trace
 UNSEEN=$OUTDIR/natrace_unseen
-if ! "$PREFIX/bin/mpicc" -std=gnu11 -O2 -Wall -Werror -o "$UNSEEN" "$TOP/test/natrace_unseen.c" \
+if ! "$PREFIX/bin/mpicc" -std=gnu11 -O2 -Wall -Werror -o "$UNSEEN" "$TOP/test/tools/natrace_unseen.c" \
     >"$OUTDIR/compile-unseen.log" 2>&1; then
     cat "$OUTDIR/compile-unseen.log"
-    fail unseen "test/natrace_unseen.c does not compile"
+    fail unseen "test/tools/natrace_unseen.c does not compile"
 else
     # pmpi on 2 ranks: one line, rank 0's; nofinalize on 1, since hydra may
     # end the other ranks of a job one of whose processes exits without
@@ -206,7 +206,7 @@ else
 fi
 
 # ---- natrace-plot's layout (drawn too where matplotlib is)
-if out=$(${PY:-python3} "$TOP/test/natrace_plot_check.py" "$PLOT" "$OUTDIR/shm" \
+if out=$(${PY:-python3} "$TOP/test/tools/natrace_plot_check.py" "$PLOT" "$OUTDIR/shm" \
     ${PY:+"$OUTDIR/plot-check"} 2>&1); then
     echo "PASS  natrace plot layout: $out"
 else

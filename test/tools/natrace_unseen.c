@@ -1,5 +1,5 @@
 /*
- * Two programs natrace cannot trace, for its test (test/natrace.sh): each
+ * Two programs natrace cannot trace, for its test (test/tools/natrace.sh): each
  * must make natrace say so, in one line on standard error, and write no
  * trace.  Any number of ranks.
  *

@@ -1,5 +1,5 @@
-! test/natrace_prog.c in Fortran, for natrace's test (test/natrace.sh): the
-! same accesses, so that test/natrace_check.py --prog natrace_prog checks
+! test/tools/natrace_prog.c in Fortran, for natrace's test (test/tools/natrace.sh): the
+! same accesses, so that test/tools/natrace_check.py --prog natrace_prog checks
 ! its traces too.  Through "use mpi_f08" (whose MPI_Init, MPI_Wait,
 ! MPI_Barrier and MPI_Finalize call PMPI_* directly: natrace wraps their
 ! mpi_f08 entry points), "use mpi" when compiled with -DUSE_MPI, or mpif.h

@@ -25,7 +25,7 @@ arrivals of the same window, source and tag before.
     --barriers      every MPI_Barrier was on MPI_COMM_WORLD: the k-th one of
                     each rank overlaps the k-th of every other (the ranks'
                     clocks agree, as they must on one host)
-    --prog natrace_prog  the expectations of test/natrace_prog.c
+    --prog natrace_prog  the expectations of test/tools/natrace_prog.c
 
 Prints what failed and exits 1, or a one-line summary and exits 0.
 """
@@ -46,7 +46,7 @@ NOTIFY_ARGS = {
 }
 CALLS = {"MPI_Wait", "MPI_Waitall", "MPI_Waitany", "MPI_Waitsome", "MPI_Recv", "MPI_Barrier"}
 
-# test/natrace_prog.c: 5 MPI_Put_notify with tag 3 and 2 MPIX_Put_notify on
+# test/tools/natrace_prog.c: 5 MPI_Put_notify with tag 3 and 2 MPIX_Put_notify on
 # counter 0 from rank 0 to rank 1, matched by 5 x (MPI_Start, MPI_Wait)
 PROGS = {
     "natrace_prog": {

@@ -1,6 +1,6 @@
 /*
- * The known program of natrace's test (test/natrace.sh, which runs it under
- * the natrace launcher and checks the traces with test/natrace_check.py).
+ * The known program of natrace's test (test/tools/natrace.sh, which runs it under
+ * the natrace launcher and checks the traces with test/tools/natrace_check.py).
  * It knows nothing of natrace: it only makes the notify events happen.
  * 2 ranks.
  *
