@@ -55,6 +55,29 @@ fail() {
 # so that a silent fall back to another path fails the run: test/harness/transports,
 # shared with bench/.
 . "$TOP/test/harness/transports.sh"
+# A checker script prints one "PASS NAME", "FAIL NAME ..." or "SKIP NAME: why"
+# line per check; each becomes one result of the suite (--cut: a PASS's name
+# ends at its first colon, the rest being detail).  A script that fails
+# before printing any is one failure, NAME.
+#   run_checker [--cut] NAME LOG COMMAND...
+run_checker() {
+    local cut=0 name log line rc=0 n=0
+    [ "$1" = --cut ] && { cut=1; shift; }
+    name=$1 log=$2; shift 2
+    "$@" >"$log" 2>&1 || rc=$?
+    while read -r line; do
+        case "$line" in
+            PASS*) line=${line#PASS}; line=${line#"${line%%[! ]*}"}
+                [ $cut = 1 ] && line=${line%%:*}
+                pass "$line" 0; n=$((n + 1)) ;;
+            FAIL*) line=${line#FAIL}; fail "${line#"${line%%[! ]*}"}" "" "$log"; n=$((n + 1)) ;;
+            SKIP*) line=${line#SKIP}; line=${line#"${line%%[! ]*}"}
+                skip "${line%%:*}" "${line#*: }"; n=$((n + 1)) ;;
+        esac
+    done <"$log"
+    if [ $rc -ne 0 ] && [ $n -eq 0 ]; then fail "$name" "$1 failed" "$log"; fi
+}
+
 config_env() { transport_env "$1"; }
 # ch4:ucx in MPICH 4.0.2 builds without the shm module (MPIDI_CH4_DIRECT_NETMOD):
 # every other process is reached by UCX active messages (ucx_notify.c), on

@@ -80,18 +80,37 @@ run_code_style_check() {
 # python3 dependency.
 run_deb_overlay_check() {
     [[ deb_overlay =~ $TESTS ]] || return 0
-    local log=$OUT/logs/deb_overlay.log line rc=0 n=0
     if ! command -v make >/dev/null || ! command -v gcc >/dev/null; then
         skip "deb_overlay" "needs make and gcc"
         return
     fi
-    timeout $((120 * SCALE)) bash "$TOP/test/packaging/deb-overlay.sh" "$PREFIX" "$OUT/deb-overlay" \
-        >"$log" 2>&1 || rc=$?
-    while read -r line; do
-        case "$line" in
-            PASS*) pass "${line#PASS  }" 0; n=$((n + 1)) ;;
-            FAIL*) fail "${line#FAIL  }" "" "$log"; n=$((n + 1)) ;;
-        esac
-    done <"$log"
-    if [ $rc -ne 0 ] && [ $n -eq 0 ]; then fail "deb_overlay" "test/packaging/deb-overlay.sh failed" "$log"; fi
+    run_checker deb_overlay "$OUT/logs/deb_overlay.log" \
+        timeout $((120 * SCALE)) bash "$TOP/test/packaging/deb-overlay.sh" "$PREFIX" "$OUT/deb-overlay"
+}
+
+# patches/ is the git format-patch series scripts/patch-series.sh writes:
+# its own check (numbering, messages, trailers, series), and, with the
+# pristine MPICH the build unpacked, a branch made from patches/ written
+# back gives the same files.
+run_patch_series_check() {
+    [[ patch_series =~ $TESTS ]] || return 0
+    local log=$OUT/logs/patch_series.log tmp=$OUT/patch-series
+    if ! bash "$TOP/scripts/patch-series.sh" check >"$log" 2>&1; then
+        fail "patch_series" "not a series" "$log"; return
+    fi
+    pass "patch_series" 0
+    [[ patch_series_roundtrip =~ $TESTS ]] || return 0
+    if [ ! -d "$BUILD/mpich-orig/src" ]; then
+        skip "patch_series_roundtrip" "no pristine MPICH in $BUILD/mpich-orig"; return
+    fi
+    rm -rf "$tmp"; mkdir -p "$tmp/top"
+    cp -r "$TOP/scripts" "$TOP/patches" "$TOP/src" "$TOP/include" "$tmp/top/"
+    if ORIG=$BUILD/mpich-orig bash "$tmp/top/scripts/patch-series.sh" branch "$tmp/git" >>"$log" 2>&1 &&
+        bash "$tmp/top/scripts/patch-series.sh" write "$tmp/git" >>"$log" 2>&1 &&
+        diff -r "$TOP/patches" "$tmp/top/patches" >>"$log" 2>&1; then
+        pass "patch_series_roundtrip" 0
+        rm -rf "$tmp"
+    else
+        fail "patch_series_roundtrip" "patches/ is not what the branch writes" "$log"
+    fi
 }

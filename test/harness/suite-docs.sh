@@ -92,15 +92,8 @@ run_argcheck_coverage() {
 # (test/packaging/guide-blocks.sh); fragments are marked ```c fragment and skipped.
 run_guide_check() {
     [[ guide_blocks =~ $TESTS ]] || return 0
-    local log=$OUT/logs/guide_blocks.log line rc=0 n=0
-    bash "$TOP/test/packaging/guide-blocks.sh" "$MPICC" "$OUT/guide" "$MPIEXEC" >"$log" 2>&1 || rc=$?
-    while read -r line; do
-        case "$line" in
-            PASS*) pass "${line#PASS }" 0; n=$((n + 1)) ;;
-            FAIL*) fail "${line#FAIL }" "" "$log"; n=$((n + 1)) ;;
-        esac
-    done <"$log"
-    if [ $rc -ne 0 ] && [ $n -eq 0 ]; then fail "guide_blocks" "test/packaging/guide-blocks.sh failed" "$log"; fi
+    run_checker guide_blocks "$OUT/logs/guide_blocks.log" \
+        bash "$TOP/test/packaging/guide-blocks.sh" "$MPICC" "$OUT/guide" "$MPIEXEC"
 }
 
 # Every control variable of the library (a CVAR block's name in src/ or
@@ -124,16 +117,9 @@ run_guide_cvars_check() {
 # ch4:ofi build's output: a ch4:ucx build skips them.
 run_guide_samples_check() {
     [[ guide_samples =~ $TESTS ]] || return 0
-    local log=$OUT/logs/guide_samples.log line rc=0 n=0
     case "$DEVICE" in
         ch4:ucx*) skip "guide_samples" "the guide's samples are of ch4:ofi"; return 0 ;;
     esac
-    bash "$TOP/test/packaging/guide-samples.sh" "$MPICC" "$OUT/guide-samples" "$MPIEXEC" >"$log" 2>&1 || rc=$?
-    while read -r line; do
-        case "$line" in
-            PASS*) pass "${line#PASS }" 0; n=$((n + 1)) ;;
-            FAIL*) fail "${line#FAIL }" "" "$log"; n=$((n + 1)) ;;
-        esac
-    done <"$log"
-    if [ $rc -ne 0 ] && [ $n -eq 0 ]; then fail "guide_samples" "test/packaging/guide-samples.sh failed" "$log"; fi
+    run_checker guide_samples "$OUT/logs/guide_samples.log" \
+        bash "$TOP/test/packaging/guide-samples.sh" "$MPICC" "$OUT/guide-samples" "$MPIEXEC"
 }

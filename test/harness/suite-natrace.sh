@@ -13,14 +13,6 @@
 # layout; the man page as natrace(1) (test/tools/natrace.sh)
 run_natrace_check() {
     [[ natrace =~ $TESTS ]] || return 0
-    local log=$OUT/logs/natrace.log line rc=0 n=0
-    timeout $((300 * SCALE)) bash "$TOP/test/tools/natrace.sh" "$PREFIX" "$OUT/natrace" >"$log" 2>&1 || rc=$?
-    while read -r line; do
-        case "$line" in
-            PASS*) line=${line#PASS  }; pass "${line%%:*}" 0; n=$((n + 1)) ;;
-            FAIL*) fail "${line#FAIL  }" "" "$log"; n=$((n + 1)) ;;
-            SKIP*) line=${line#SKIP  }; skip "${line%%:*}" "${line#*: }"; n=$((n + 1)) ;;
-        esac
-    done <"$log"
-    if [ $rc -ne 0 ] && [ $n -eq 0 ]; then fail "natrace" "test/tools/natrace.sh failed" "$log"; fi
+    run_checker --cut natrace "$OUT/logs/natrace.log" \
+        timeout $((300 * SCALE)) bash "$TOP/test/tools/natrace.sh" "$PREFIX" "$OUT/natrace"
 }

@@ -32,7 +32,7 @@ if [ $# -lt 2 ]; then
     echo "usage: $0 PREFIX OUTDIR [VAR=VALUE...]" >&2
     exit 2
 fi
-TOP=$(cd "$(dirname "$0")/.." && pwd)
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
 PREFIX=$(cd "$1" && pwd) || exit 2
 OUTDIR=$2
 shift 2
