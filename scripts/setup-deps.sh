@@ -15,6 +15,7 @@ PKGS=(
   libnl-3-dev libnl-route-3-dev libnuma-dev
   liblapack-dev libblas-dev
   iproute2 gnuplot-nox valgrind man-db groff-base
+  slurm-wlm munge
   python3-matplotlib
 )
 

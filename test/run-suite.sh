@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # The test suite: our Notified Access tests on every transport configuration
 # and a fault test (a rank killed mid-flood, test/faults/), then a few of them
-# across two network-namespace "hosts" (test/netns/), then a curated subset
+# across two network-namespace "hosts" (test/netns/), jobs under a Slurm
+# cluster on those hosts (test/slurm/), then a curated subset
 # of MPICH's own test/mpi against the patched build.
 #
-#   SUITE=all|unit|lang|notify|netns|loaded|realprogs|instr|mpich   which part (default all)
+#   SUITE=all|unit|lang|notify|netns|slurm|loaded|realprogs|instr|mpich   which part (default all)
 #   CONFIGS=shm,tcp,...      transport configurations for our tests
 #   TESTS=REGEX              only tests whose name matches
 #   NA_TIMEOUT_SCALE=N       multiply every timeout (slow machines)
@@ -45,6 +46,8 @@ fi
 . "$TOP/test/harness/suite-faults.sh"
 # shellcheck source=test/harness/suite-netns.sh
 . "$TOP/test/harness/suite-netns.sh"
+# shellcheck source=test/harness/suite-slurm.sh
+. "$TOP/test/harness/suite-slurm.sh"
 # shellcheck source=test/harness/suite-loaded.sh
 . "$TOP/test/harness/suite-loaded.sh"
 # shellcheck source=test/harness/suite-instr.sh
@@ -55,16 +58,17 @@ fi
 start_all=$(date +%s)
 case "$SUITE" in
     all) run_unit_suite; run_build_checks; run_man_check; run_argcheck_coverage; run_guide_check; run_guide_samples_check; run_guide_cvars_check; run_code_style_check; run_patch_series_check; run_natrace_check; run_deb_overlay_check; run_lang_suite; run_realprogs_suite
-        run_notify_suite; run_fault_suite; run_netns_suite; run_loaded_suite; run_instr_budget; run_mpich_suite ;;
+        run_notify_suite; run_fault_suite; run_netns_suite; run_slurm_suite; run_loaded_suite; run_instr_budget; run_mpich_suite ;;
     unit) run_unit_suite; run_build_checks; run_man_check; run_argcheck_coverage; run_guide_check; run_guide_samples_check; run_guide_cvars_check; run_code_style_check; run_patch_series_check; run_natrace_check; run_deb_overlay_check ;;
     lang) run_lang_suite ;;
     notify) run_notify_suite; run_fault_suite ;;
     netns) run_netns_suite ;;
+    slurm) run_slurm_suite ;;
     loaded) run_loaded_suite ;;
     realprogs) run_realprogs_suite ;;
     mpich) run_mpich_suite ;;
     instr) run_instr_budget ;;
-    *) echo "run-suite: SUITE must be all, unit, lang, notify, netns, loaded, realprogs, instr or mpich" >&2; exit 2 ;;
+    *) echo "run-suite: SUITE must be all, unit, lang, notify, netns, slurm, loaded, realprogs, instr or mpich" >&2; exit 2 ;;
 esac
 
 echo

@@ -1,4 +1,5 @@
-/* Where does each rank run?  Prints, per rank, its network namespace (inode of
+/* Where does each rank run?  Prints, per rank, its host name (as
+ * MPI_Get_processor_name gives it), its network namespace (inode of
  * /proc/self/ns/net), its IPv4 addresses and the size of its shared-memory
  * node (MPI_COMM_TYPE_SHARED); checks that no two ranks share a namespace
  * and that MPICH sees every rank on a node of its own (no shared memory). */
@@ -12,7 +13,8 @@
 
 int main(int argc, char **argv)
 {
-    int rank, size, nodesize, errs = 0;
+    int rank, size, nodesize, namelen, errs = 0;
+    char host[MPI_MAX_PROCESSOR_NAME];
     MPI_Comm node;
     struct stat st;
     char addrs[256] = "";
@@ -23,6 +25,7 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
     MPI_Comm_size(node, &nodesize);
+    MPI_Get_processor_name(host, &namelen);
 
     unsigned long ino = stat("/proc/self/ns/net", &st) == 0 ? (unsigned long) st.st_ino : 0;
     if (getifaddrs(&ifa) == 0) {
@@ -36,7 +39,7 @@ int main(int argc, char **argv)
         }
         freeifaddrs(ifa);
     }
-    printf("rank %d: netns %lu, node size %d,%s\n", rank, ino, nodesize, addrs);
+    printf("rank %d: host %s, netns %lu, node size %d,%s\n", rank, host, ino, nodesize, addrs);
     fflush(stdout);
 
     unsigned long all[size > 0 ? size : 1];
