@@ -180,6 +180,7 @@ static double run_once(int mode, int iters, double expect, int *ok)
     else if (mode == FENCE)
         MPI_Win_fence(0, win);
     MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Pcontrol(1);    /* the timed region, for a tracer (sim/natitrace.c) */
     double t0 = MPI_Wtime();
     for (int it = 0; it < iters; it++) {
         sweep(mode);
@@ -195,6 +196,7 @@ static double run_once(int mode, int iters, double expect, int *ok)
         }
     }
     double t = MPI_Wtime() - t0, tmax;
+    MPI_Pcontrol(0);
     if (psend != MPI_REQUEST_NULL)
         MPI_Request_free(&psend);
     if (precv != MPI_REQUEST_NULL)

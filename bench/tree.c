@@ -107,6 +107,7 @@ int main(int argc, char **argv)
              * may not run inside a lock_all epoch */
             if (mode == NA || mode == NA_LOCAL)
                 MPI_Win_lock_all(0, win);
+            MPI_Pcontrol(1);    /* a chunk of reductions, for a tracer (sim/natitrace.c) */
             for (int it = first; it < last; it++) {
                 for (int j = 0; j < count; j++)
                     mine[j] = (double) (rank + 1) * (j + 1 + it);
@@ -172,6 +173,7 @@ int main(int argc, char **argv)
                     }
                 }
             }
+            MPI_Pcontrol(0);
             if (mode == NA || mode == NA_LOCAL)
                 MPI_Win_unlock_all(win);
         }

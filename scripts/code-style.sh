@@ -13,7 +13,7 @@ command -v indent >/dev/null ||
     { echo "code-style: GNU indent not found (scripts/setup-deps.sh installs it)" >&2; exit 2; }
 
 # The directories that hold the project's C; MPICH's own files are patched, never reformatted.
-DIRS=(src include natrace natasks)
+DIRS=(src include natrace natasks sim)
 
 style() {   # style IN OUT
     local pass
