@@ -19,9 +19,9 @@ if [ "${1:-}" = --time ]; then mode=time; shift; fi
 dir=$1 np=$3
 shift 3
 lib=$HERE/_build/libnatitrace.so
-if [ ! -e "$lib" ] || [ "$lib" -ot "$HERE/natitrace.c" ] || [ "$lib" -ot "$PREFIX/lib/libmpi.so" ]; then
+if [ ! -e "$lib" ] || [ -n "$(find "$HERE" -maxdepth 1 -name "natitrace*" -newer "$lib")" ] || [ "$lib" -ot "$PREFIX/lib/libmpi.so" ]; then
     mkdir -p "$HERE/_build"
-    "$PREFIX/bin/mpicc" -std=gnu11 -O2 -g -Wall -Wextra -Werror -fPIC -shared -o "$lib" "$HERE/natitrace.c"
+    "$PREFIX/bin/mpicc" -std=gnu11 -O2 -g -Wall -Wextra -Werror -fPIC -shared -o "$lib" "$HERE"/natitrace*.c
 fi
 rm -rf "$dir"
 mkdir -p "$dir"
