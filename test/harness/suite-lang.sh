@@ -42,6 +42,13 @@ run_lang_suite() {
         -- "$dir/notify_mpi"
     lang_run full fortran_mpif_h "$PREFIX/bin/mpifort" -DUSE_MPIF_H -o "$dir/notify_mpif" \
         "$TOP/test/fortran/notify_mpi.F90" -- "$dir/notify_mpif"
+    # the indices of MPI_{Wait,Test}{any,some} in each binding (fix 0018)
+    lang_run full waitany_f08 "$PREFIX/bin/mpifort" -o "$dir/waitany_f08" "$TOP/test/fortran/waitany_f08.f90" \
+        -- "$dir/waitany_f08"
+    lang_run full waitany_use_mpi "$PREFIX/bin/mpifort" -o "$dir/waitany_mpi" "$TOP/test/fortran/waitany_mpi.F90" \
+        -- "$dir/waitany_mpi"
+    lang_run full waitany_mpif_h "$PREFIX/bin/mpifort" -DUSE_MPIF_H -o "$dir/waitany_mpif" \
+        "$TOP/test/fortran/waitany_mpi.F90" -- "$dir/waitany_mpif"
     lang_run full cxx "$PREFIX/bin/mpicxx" -std=c++17 -Wall -Werror -o "$dir/notify_cxx" "$TOP/test/cxx/notify_cxx.cpp" \
         -- "$dir/notify_cxx"
     lang_run full mpi_io "$MPICC" -Wall -Werror -o "$dir/mpi_io_hello" "$TOP/test/packaging/mpi_io_hello.c" \
