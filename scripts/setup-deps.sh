@@ -15,7 +15,7 @@ PKGS=(
   libnl-3-dev libnl-route-3-dev libnuma-dev
   liblapack-dev libblas-dev
   iproute2 gnuplot-nox valgrind man-db groff-base
-  slurm-wlm munge
+  slurm-wlm munge libsimgrid-dev
   python3-matplotlib
 )
 

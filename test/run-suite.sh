@@ -5,7 +5,7 @@
 # cluster on those hosts (test/slurm/), then a curated subset
 # of MPICH's own test/mpi against the patched build.
 #
-#   SUITE=all|unit|lang|notify|netns|slurm|loaded|realprogs|instr|mpich   which part (default all)
+#   SUITE=all|unit|lang|notify|netns|slurm|sim|loaded|realprogs|instr|mpich   which part (default all)
 #   CONFIGS=shm,tcp,...      transport configurations for our tests
 #   TESTS=REGEX              only tests whose name matches
 #   NA_TIMEOUT_SCALE=N       multiply every timeout (slow machines)
@@ -36,6 +36,8 @@ fi
 . "$TOP/test/harness/suite-docs.sh"
 # shellcheck source=test/harness/suite-natrace.sh
 . "$TOP/test/harness/suite-natrace.sh"
+# shellcheck source=test/harness/suite-sim.sh
+. "$TOP/test/harness/suite-sim.sh"
 # shellcheck source=test/harness/suite-lang.sh
 . "$TOP/test/harness/suite-lang.sh"
 # shellcheck source=test/harness/suite-realprogs.sh
@@ -57,18 +59,19 @@ fi
 
 start_all=$(date +%s)
 case "$SUITE" in
-    all) run_unit_suite; run_build_checks; run_man_check; run_argcheck_coverage; run_guide_check; run_guide_samples_check; run_guide_cvars_check; run_code_style_check; run_patch_series_check; run_natrace_check; run_deb_overlay_check; run_lang_suite; run_realprogs_suite
+    all) run_unit_suite; run_build_checks; run_man_check; run_argcheck_coverage; run_guide_check; run_guide_samples_check; run_guide_cvars_check; run_code_style_check; run_patch_series_check; run_natrace_check; run_sim_check; run_deb_overlay_check; run_lang_suite; run_realprogs_suite
         run_notify_suite; run_fault_suite; run_netns_suite; run_slurm_suite; run_loaded_suite; run_instr_budget; run_mpich_suite ;;
-    unit) run_unit_suite; run_build_checks; run_man_check; run_argcheck_coverage; run_guide_check; run_guide_samples_check; run_guide_cvars_check; run_code_style_check; run_patch_series_check; run_natrace_check; run_deb_overlay_check ;;
+    unit) run_unit_suite; run_build_checks; run_man_check; run_argcheck_coverage; run_guide_check; run_guide_samples_check; run_guide_cvars_check; run_code_style_check; run_patch_series_check; run_natrace_check; run_sim_check; run_deb_overlay_check ;;
     lang) run_lang_suite ;;
     notify) run_notify_suite; run_fault_suite ;;
     netns) run_netns_suite ;;
     slurm) run_slurm_suite ;;
+    sim) run_sim_check ;;
     loaded) run_loaded_suite ;;
     realprogs) run_realprogs_suite ;;
     mpich) run_mpich_suite ;;
     instr) run_instr_budget ;;
-    *) echo "run-suite: SUITE must be all, unit, lang, notify, netns, slurm, loaded, realprogs, instr or mpich" >&2; exit 2 ;;
+    *) echo "run-suite: SUITE must be all, unit, lang, notify, netns, slurm, sim, loaded, realprogs, instr or mpich" >&2; exit 2 ;;
 esac
 
 echo
