@@ -61,7 +61,7 @@ struct rec *recs;
 static size_t nrecs, caprecs;
 
 int rank = -1, wsize;
-bool in_region, spinning;
+bool in_region, spinning, yielding;
 static bool region_done, pcontrolled;
 static bool timing_only;        /* NATI_MODE=time: the region's wall time, no trace */
 int spin_win = -1;
@@ -192,6 +192,8 @@ static void setup(void)
     PMPI_Comm_size(MPI_COMM_WORLD, &wsize);
     const char *mode = getenv("NATI_MODE");
     timing_only = mode && strcmp(mode, "time") == 0;
+    const char *y = getenv("NATI_YIELD");
+    yielding = y && strcmp(y, "1") == 0;
     dir = getenv("NATI_DIR");
     if (!dir || !*dir)
         dir = "natitrace";

@@ -57,6 +57,7 @@ struct req {
 extern struct rec *recs;
 extern int rank, wsize;
 extern bool in_region, spinning;
+extern bool yielding;           /* NATI_YIELD=1: blocking waits yield the core */
 extern int spin_win;
 extern long long nunmodelled;
 void enter(bool poll);

@@ -13,16 +13,37 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sched.h>
 #include <time.h>
 
 
+
+/* NATI_YIELD (more processes than cores): ch4 spins in its waits without
+ * yielding, so each blocking wait here tests and yields the core instead,
+ * and a handoff between processes costs a context switch, not a time slice.
+ * Inside the wrappers: not counted as computation. */
+static int wait_yield(MPI_Request * req, MPI_Status * st)
+{
+    int flag = 0, rc;
+    while ((rc = PMPI_Test(req, &flag, st)) == MPI_SUCCESS && !flag)
+        sched_yield();
+    return rc;
+}
+
+#define YIELDING(start, blocking) ({ \
+    MPI_Request r_; \
+    int rc_ = yielding ? (start) : (blocking); \
+    if (yielding && rc_ == MPI_SUCCESS) \
+        rc_ = wait_yield(&r_, MPI_STATUS_IGNORE); \
+    rc_; })
 
 int MPI_Send(const void *buf, int count, MPI_Datatype t, int dest, int tag, MPI_Comm comm)
 {
     enter(false);
     if (in_region)
         act(O_SEND, comm_world_rank(comm, dest), tag, 0, bytes(count, t));
-    int rc = PMPI_Send(buf, count, t, dest, tag, comm);
+    int rc = YIELDING(PMPI_Isend(buf, count, t, dest, tag, comm, &r_),
+                      PMPI_Send(buf, count, t, dest, tag, comm));
     leave();
     return rc;
 }
@@ -32,7 +53,11 @@ int MPI_Recv(void *buf, int count, MPI_Datatype t, int source, int tag, MPI_Comm
 {
     MPI_Status st;
     enter(false);
-    int rc = PMPI_Recv(buf, count, t, source, tag, comm, &st);
+    MPI_Request r;
+    int rc = yielding ? PMPI_Irecv(buf, count, t, source, tag, comm, &r) :
+        PMPI_Recv(buf, count, t, source, tag, comm, &st);
+    if (yielding && rc == MPI_SUCCESS)
+        rc = wait_yield(&r, &st);
     if (in_region && rc == MPI_SUCCESS) {
         int n = 0;
         PMPI_Get_count(&st, MPI_BYTE, &n);
@@ -159,7 +184,7 @@ int MPI_Wait(MPI_Request * req, MPI_Status * status)
     MPI_Request before = *req;
     MPI_Status st;
     enter(false);
-    int rc = PMPI_Wait(req, &st);
+    int rc = yielding ? wait_yield(req, &st) : PMPI_Wait(req, &st);
     struct req *r = before != MPI_REQUEST_NULL ? req_of(before) : NULL;
     if (r && rc == MPI_SUCCESS)
         req_done(r, &st);
@@ -202,7 +227,12 @@ static int set_call(enum set_kind kind, int n, MPI_Request reqv[], int *flag, in
     switch (kind) {
         case WAITALL:
         case TESTALL:
-            rc = kind == WAITALL ? PMPI_Waitall(n, reqv, st) : PMPI_Testall(n, reqv, flag, st);
+            if (kind == WAITALL && yielding) {
+                int f = 0;
+                while ((rc = PMPI_Testall(n, reqv, &f, st)) == MPI_SUCCESS && !f)
+                    sched_yield();
+            } else
+                rc = kind == WAITALL ? PMPI_Waitall(n, reqv, st) : PMPI_Testall(n, reqv, flag, st);
             if (rc == MPI_SUCCESS && (kind == WAITALL || *flag)) {
                 for (int i = 0; i < n; i++)
                     done_one(before[i], reqv[i], &st[i]);
@@ -211,8 +241,13 @@ static int set_call(enum set_kind kind, int n, MPI_Request reqv[], int *flag, in
             break;
         case WAITANY:
         case TESTANY:
-            rc = kind == WAITANY ? PMPI_Waitany(n, reqv, index, st) :
-                PMPI_Testany(n, reqv, index, flag, st);
+            if (kind == WAITANY && yielding) {
+                int f = 0;
+                while ((rc = PMPI_Testany(n, reqv, index, &f, st)) == MPI_SUCCESS && !f)
+                    sched_yield();
+            } else
+                rc = kind == WAITANY ? PMPI_Waitany(n, reqv, index, st) :
+                    PMPI_Testany(n, reqv, index, flag, st);
             if (rc == MPI_SUCCESS && (kind == WAITANY || *flag)) {
                 if (*index != MPI_UNDEFINED)
                     done_one(before[*index], reqv[*index], &st[0]);
@@ -220,8 +255,13 @@ static int set_call(enum set_kind kind, int n, MPI_Request reqv[], int *flag, in
             }
             break;
         default:       /* WAITSOME, TESTSOME */
-            rc = kind == WAITSOME ? PMPI_Waitsome(n, reqv, outcount, indices, st) :
-                PMPI_Testsome(n, reqv, outcount, indices, st);
+            if (kind == WAITSOME && yielding) {
+                while ((rc = PMPI_Testsome(n, reqv, outcount, indices, st)) == MPI_SUCCESS &&
+                       *outcount == 0)
+                    sched_yield();
+            } else
+                rc = kind == WAITSOME ? PMPI_Waitsome(n, reqv, outcount, indices, st) :
+                    PMPI_Testsome(n, reqv, outcount, indices, st);
             if (rc == MPI_SUCCESS && *outcount != MPI_UNDEFINED) {
                 for (int k = 0; k < *outcount; k++)
                     done_one(before[indices[k]], reqv[indices[k]], &st[k]);
@@ -272,7 +312,15 @@ int MPI_Testsome(int n, MPI_Request reqv[], int *outcount, int indices[], MPI_St
 /* a probe leaves no line: the receive after it has the matched source */
 int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status * status)
 {
-    return CALL(false, PMPI_Probe(source, tag, comm, status));
+    int flag = 0, rc;
+    enter(false);
+    if (yielding)
+        while ((rc = PMPI_Iprobe(source, tag, comm, &flag, status)) == MPI_SUCCESS && !flag)
+            sched_yield();
+    else
+        rc = PMPI_Probe(source, tag, comm, status);
+    leave();
+    return rc;
 }
 
 int MPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status * status)
@@ -299,7 +347,7 @@ int MPI_Barrier(MPI_Comm comm)
 {
     enter(false);
     coll(comm, O_BARRIER, 0, 0);
-    int rc = PMPI_Barrier(comm);
+    int rc = YIELDING(PMPI_Ibarrier(comm, &r_), PMPI_Barrier(comm));
     leave();
     return rc;
 }
@@ -308,7 +356,8 @@ int MPI_Bcast(void *buf, int count, MPI_Datatype t, int root, MPI_Comm comm)
 {
     enter(false);
     coll(comm, O_BCAST, root, bytes(count, t));
-    int rc = PMPI_Bcast(buf, count, t, root, comm);
+    int rc = YIELDING(PMPI_Ibcast(buf, count, t, root, comm, &r_),
+                      PMPI_Bcast(buf, count, t, root, comm));
     leave();
     return rc;
 }
@@ -318,7 +367,8 @@ int MPI_Reduce(const void *s, void *r, int count, MPI_Datatype t, MPI_Op op, int
 {
     enter(false);
     coll(comm, O_REDUCE, root, bytes(count, t));
-    int rc = PMPI_Reduce(s, r, count, t, op, root, comm);
+    int rc = YIELDING(PMPI_Ireduce(s, r, count, t, op, root, comm, &r_),
+                      PMPI_Reduce(s, r, count, t, op, root, comm));
     leave();
     return rc;
 }
@@ -327,7 +377,8 @@ int MPI_Allreduce(const void *s, void *r, int count, MPI_Datatype t, MPI_Op op, 
 {
     enter(false);
     coll(comm, O_ALLREDUCE, 0, bytes(count, t));
-    int rc = PMPI_Allreduce(s, r, count, t, op, comm);
+    int rc = YIELDING(PMPI_Iallreduce(s, r, count, t, op, comm, &r_),
+                      PMPI_Allreduce(s, r, count, t, op, comm));
     leave();
     return rc;
 }

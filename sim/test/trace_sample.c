@@ -57,7 +57,7 @@ int main(int argc, char **argv)
         MPI_Put(&one, 1, MPI_INT, 0, 0, 1, MPI_INT, flags);
         MPI_Win_unlock(0, flags);
     } else {
-        MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, flags);    /* for MPI_Win_sync */
+        MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, flags);     /* for MPI_Win_sync */
         volatile int *f = got;
         for (MPI_Win_sync(flags); *f < 0; MPI_Win_sync(flags))
             MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
