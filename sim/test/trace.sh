@@ -44,6 +44,15 @@ if [ "$(cat "$t/index")" = "$(printf 'rank-0.ti\nrank-1.ti')" ] &&
 else
     echo "FAIL  natitrace: index or meta incomplete ($t)"
 fi
+# the waits that yield the core (NATI_YIELD, for more processes than cores)
+# must record the same calls
+if NATI_YIELD=1 PREFIX=$PREFIX "$SIM/trace.sh" "$W/yield" -n 2 "$W/trace_sample" 2>"$W/yield.err" &&
+    cat "$W/yield/rank-0.ti" "$W/yield/rank-1.ti" | grep -v ' compute ' |
+    diff -u "$HERE/trace_sample.expect" - >"$W/yield.diff"; then
+    echo "PASS  natitrace: NATI_YIELD=1 (waits that yield) records the same calls"
+else
+    echo "FAIL  natitrace: NATI_YIELD=1 ($W/yield.err, $W/yield.diff)"
+fi
 if PREFIX=$PREFIX "$SIM/trace.sh" --time "$W/time" -n 2 "$W/trace_sample" 2>"$W/time.err" &&
     grep -q '^region_wall_s=0\.[0-9]*[1-9]' "$W/time/measured" && [ ! -e "$W/time/rank-0.ti" ]; then
     echo "PASS  natitrace: NATI_MODE=time times the region and writes no trace"
