@@ -1,0 +1,640 @@
+/* Replay of Notified Access traces (sim/trace-format.md) in SimGrid 3.32's SMPI.
+ *
+ * SimGrid's own actions (init, finalize, compute, send, recv, barrier, bcast,
+ * reduce, allreduce) keep SimGrid's implementations; every na_ action is
+ * registered here and played with SMPI's own MPI calls.  What each one
+ * becomes on SMPI's simulated wire, and why, is in sim/README.md; the
+ * comments below say why where the choice is not obvious.
+ *
+ * Run it through sim/replay.sh (smpirun -replay INDEX -no-privatize); it
+ * prints, once every rank has finished,
+ *     na-replay: ranks N start T0 end T1 time T1-T0
+ * where T0 is the simulated time at which the traced region starts (after
+ * the windows and communicators of the set-up exist) and T1 the time at
+ * which the last rank reached its finalize. */
+#include <simgrid/s4u/Actor.hpp>
+#include <simgrid/s4u/Engine.hpp>
+#include <smpi/smpi.h>
+#include <xbt/config.hpp>
+#include <xbt/replay.hpp>
+
+#include <algorithm>
+#include <climits>
+#include <cstdio>
+#include <cstdlib>
+#include <deque>
+#include <limits>
+#include <map>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+XBT_LOG_NEW_DEFAULT_CATEGORY(na_replay, "Replay of Notified Access traces");
+
+namespace {
+using Action = simgrid::xbt::ReplayAction; // [0] rank, [1] name, [2...] arguments
+
+/* The trace has no data and SMPI copies none while replaying (its copy
+ * callback is a no-op for replaying actors), so every buffer is this one
+ * scratch area: memory stays the same at 1,024 ranks.  Operations a rank
+ * does on its own window are skipped (below), the only ones where SMPI
+ * would memcpy for real. */
+char scratch[64];
+
+/* How many wildcard receives each rank keeps posted for notifications and
+ * for flags (env NA_REPLAY_POOL): a notification that finds one posted
+ * moves at once, as an RDMA write lands whatever the target is doing. */
+int pool_depth = 32;
+
+/* A pool of always-posted wildcard receives on a communicator of its own:
+ * the target side of notified accesses and flags.  Arrivals the rank has
+ * not consumed yet wait in `arrived`, as notifications wait in the
+ * library's queue until a request matches them. */
+struct Pool {
+  MPI_Comm comm = MPI_COMM_NULL;
+  std::vector<MPI_Request> posted;
+  std::deque<std::pair<int, int>> arrived; // (source, tag) in completion order
+
+  void open(MPI_Comm c)
+  {
+    comm = c;
+    posted.resize(pool_depth);
+    for (auto& r : posted)
+      post(r);
+  }
+  void post(MPI_Request& r)
+  {
+    // the receiver cannot know the size: the largest count, nothing is copied
+    MPI_Irecv(scratch, INT_MAX, MPI_BYTE, MPI_ANY_SOURCE, MPI_ANY_TAG, comm, &r);
+  }
+  /* Block until a message from src (-1: any) with tag has arrived, and consume it. */
+  void take(int src, int tag)
+  {
+    for (;;) {
+      auto it = std::find_if(arrived.begin(), arrived.end(), [&](const std::pair<int, int>& a) {
+        return (src < 0 || a.first == src) && a.second == tag;
+      });
+      if (it != arrived.end()) {
+        arrived.erase(it);
+        return;
+      }
+      int i;
+      MPI_Status st;
+      MPI_Waitany(static_cast<int>(posted.size()), posted.data(), &i, &st);
+      arrived.emplace_back(st.MPI_SOURCE, st.MPI_TAG);
+      post(posted[i]);
+    }
+  }
+  void close()
+  {
+    for (auto& r : posted) {
+      MPI_Cancel(&r);
+      MPI_Wait(&r, MPI_STATUS_IGNORE);
+    }
+  }
+};
+
+struct Win {
+  MPI_Win win = MPI_WIN_NULL;
+  std::vector<char> dirty;                    // per target: an access not yet acknowledged
+  std::vector<std::vector<MPI_Request>> sent; // per target: notified puts and flags in flight
+};
+
+struct Rank {
+  int me = 0, n = 0;
+  bool started = false;
+  MPI_Comm notify_comm = MPI_COMM_NULL, flag_comm = MPI_COMM_NULL;
+  Pool notify, flags;
+  std::vector<Win> wins;
+  int declared = 0; // na_win lines seen
+  std::unordered_map<std::string, MPI_Request> reqs; // na_isend / na_irecv by ID
+  size_t in_flight = 0;                              // requests in all Win::sent
+};
+
+// One process simulates every rank (smpirun -no-privatize): state by actor.
+std::unordered_map<aid_t, Rank> ranks;
+double region_start = std::numeric_limits<double>::infinity();
+double region_end   = 0;
+int finished        = 0;
+
+Rank& self()
+{
+  return ranks[simgrid::s4u::this_actor::get_pid()];
+}
+
+[[noreturn]] void bad(const Action& a, const char* why)
+{
+  std::string line;
+  for (auto const& w : a)
+    line += w + " ";
+  xbt_die("replay: %s: %s", why, line.c_str());
+}
+
+int arg_int(const Action& a, size_t i)
+{
+  if (i >= a.size())
+    bad(a, "missing argument");
+  char* end;
+  long v = std::strtol(a[i].c_str(), &end, 10);
+  if (*end != '\0' || v < INT_MIN || v > INT_MAX)
+    bad(a, "not an int argument");
+  return static_cast<int>(v);
+}
+
+Win& win_of(const Action& a)
+{
+  int w = arg_int(a, 2);
+  auto& r = self();
+  if (w < 0 || w >= static_cast<int>(r.wins.size()))
+    bad(a, "window not declared by na_win at the start");
+  return r.wins[w];
+}
+
+int target_of(const Action& a, size_t i)
+{
+  int p = arg_int(a, i);
+  if (p < 0 || p >= self().n)
+    bad(a, "rank out of range");
+  return p;
+}
+
+/* The region starts at the first action that is not set-up (init, na_win):
+ * window creation and communicator duplication are collective and take
+ * simulated time in SMPI that the traced run spent before the region. */
+void begin_region()
+{
+  auto& r = self();
+  if (r.started)
+    return;
+  r.started    = true;
+  region_start = std::min(region_start, simgrid::s4u::Engine::get_clock());
+}
+
+/* --- wire legs: a 0-byte message, with SMPI's own one-sided calls ---------
+ * SMPI completes an MPI_Put when its data has arrived (MPI_Win_flush waits
+ * for the target's side of the transfer) and an MPI_Get when the data is
+ * back, and models neither the acknowledgement of a put nor the request of a
+ * get.  A real flush waits for the target's answer.  So one extra message
+ * from the target, a 0-byte MPI_Get followed by a flush, stands for the
+ * acknowledgement (and for a get's request: the same latency, once). */
+void leg_from(Win& w, int p)
+{
+  MPI_Get(scratch, 0, MPI_BYTE, p, 0, 0, MPI_BYTE, w.win);
+  MPI_Win_flush(p, w.win);
+}
+void leg_to(Win& w, int p)
+{
+  MPI_Put(scratch, 0, MPI_BYTE, p, 0, 0, MPI_BYTE, w.win);
+  MPI_Win_flush(p, w.win);
+}
+
+/* Remote completion of everything this rank issued to p on w. */
+void complete(Win& w, int p, bool force_answer)
+{
+  auto& r  = self();
+  auto& in = w.sent[p];
+  if (not in.empty()) {
+    MPI_Waitall(static_cast<int>(in.size()), in.data(), MPI_STATUSES_IGNORE);
+    r.in_flight -= in.size();
+    in.clear();
+  }
+  MPI_Win_flush(p, w.win);
+  if (w.dirty[p] || force_answer)
+    leg_from(w, p);
+  w.dirty[p] = 0;
+}
+
+/* Keep the notified puts and flags in flight (their MPI_Issend requests,
+ * waited for only by a flush) from growing without bound: every 1,024,
+ * forget those already delivered.  MPI_Testsome costs no simulated time
+ * with smpi/test:0, which sim/replay.sh sets. */
+void remember(Win& w, int p, MPI_Request req)
+{
+  auto& r = self();
+  w.sent[p].push_back(req);
+  if (++r.in_flight % 1024 != 0)
+    return;
+  r.in_flight = 0;
+  for (auto& in : w.sent) {
+    std::vector<int> idx(in.size());
+    int done = 0;
+    if (not in.empty())
+      MPI_Testsome(static_cast<int>(in.size()), in.data(), &done, idx.data(), MPI_STATUSES_IGNORE);
+    in.erase(std::remove(in.begin(), in.end(), MPI_REQUEST_NULL), in.end());
+    r.in_flight += in.size();
+  }
+}
+
+/* A notified put or a flag: ONE message of the access's size, which the
+ * origin never waits for (it is waited for only by a flush, an unlock, a
+ * fence or a complete, as the access is).  MPI_Issend rather than
+ * MPI_Isend: SMPI detaches small sends, and a detached send cannot be waited
+ * for, while the flush needs to know when it arrived.  It moves at once
+ * because the target keeps wildcard receives posted (Pool). */
+void carry(Win& w, int p, int size, int tag, MPI_Comm comm)
+{
+  MPI_Request req;
+  MPI_Issend(scratch, size, MPI_BYTE, p, tag, comm, &req);
+  remember(w, p, req);
+  w.dirty[p] = 1;
+}
+
+// --- the actions ------------------------------------------------------------
+
+/* Windows are made before the replay starts (make_windows): here, only
+ * check that the trace declares them as they were made. */
+void na_win(Action& a)
+{
+  auto& r = self();
+  int w   = arg_int(a, 2);
+  if (r.started || w != r.declared || w >= static_cast<int>(r.wins.size()))
+    bad(a, "na_win out of place (windows are declared 0, 1, ... before the region)");
+  r.declared++;
+}
+
+void na_isend(Action& a)
+{
+  auto& r = self();
+  MPI_Request req;
+  MPI_Isend(scratch, arg_int(a, 4), MPI_BYTE, target_of(a, 2), arg_int(a, 3), MPI_COMM_WORLD, &req);
+  if (a.size() < 6 || not r.reqs.emplace(a[5], req).second)
+    bad(a, "missing or duplicate request ID");
+}
+
+void na_irecv(Action& a)
+{
+  auto& r = self();
+  MPI_Request req;
+  MPI_Irecv(scratch, arg_int(a, 4), MPI_BYTE, target_of(a, 2), arg_int(a, 3), MPI_COMM_WORLD, &req);
+  if (a.size() < 6 || not r.reqs.emplace(a[5], req).second)
+    bad(a, "missing or duplicate request ID");
+}
+
+void na_wait(Action& a)
+{
+  auto& r = self();
+  auto it = a.size() > 2 ? r.reqs.find(a[2]) : r.reqs.end();
+  if (it == r.reqs.end())
+    bad(a, "no na_isend/na_irecv with this ID");
+  MPI_Wait(&it->second, MPI_STATUS_IGNORE);
+  r.reqs.erase(it);
+}
+
+/* Put, get, accumulate and fetch-and-op: SMPI's MPI_Put / MPI_Get, the
+ * data moving at once (SMPI's one-sided transfers are eager).  An access to
+ * the rank's own window moves nothing on the wire and is skipped.
+ * Accumulate is played as a put of the same size: SMPI's MPI_Accumulate
+ * flushes after every call (an ordering workaround of SMPI's), which
+ * MPICH's does not, and applies the operation to real memory.
+ * Fetch-and-op / compare-and-swap / get_accumulate: a get of SIZE (the
+ * answer), its request leg added by the next flush as for every get. */
+void na_put(Action& a)
+{
+  Win& w = win_of(a);
+  int p = target_of(a, 3), size = arg_int(a, 4);
+  if (p == self().me)
+    return;
+  MPI_Put(scratch, size, MPI_BYTE, p, 0, size, MPI_BYTE, w.win);
+  w.dirty[p] = 1;
+}
+
+void na_get(Action& a)
+{
+  Win& w = win_of(a);
+  int p = target_of(a, 3), size = arg_int(a, 4);
+  if (p == self().me)
+    return;
+  MPI_Get(scratch, size, MPI_BYTE, p, 0, size, MPI_BYTE, w.win);
+  w.dirty[p] = 1;
+}
+
+void na_flush(Action& a)
+{
+  Win& w = win_of(a);
+  int p = target_of(a, 3);
+  if (p != self().me)
+    complete(w, p, false);
+  else if (not w.sent[p].empty()) // notifications to oneself
+    complete(w, p, false);
+}
+
+/* flush_all: every target's acknowledgement comes back in parallel */
+void na_flush_all(Action& a)
+{
+  auto& r = self();
+  Win& w  = win_of(a);
+  std::vector<int> answer;
+  for (int p = 0; p < r.n; p++) {
+    auto& in = w.sent[p];
+    if (not in.empty()) {
+      MPI_Waitall(static_cast<int>(in.size()), in.data(), MPI_STATUSES_IGNORE);
+      r.in_flight -= in.size();
+      in.clear();
+    }
+    if (w.dirty[p] && p != r.me)
+      answer.push_back(p);
+    w.dirty[p] = 0;
+  }
+  MPI_Win_flush_all(w.win);
+  for (int p : answer)
+    MPI_Get(scratch, 0, MPI_BYTE, p, 0, 0, MPI_BYTE, w.win);
+  if (not answer.empty())
+    MPI_Win_flush_all(w.win);
+}
+
+/* Locks: SMPI's MPI_Win_lock moves no message (and an exclusive one would
+ * need the lock type, which the trace does not record).  MPICH acquires a
+ * lock with a request and a grant (a round trip) and releases it with an
+ * unlock that waits for the target's answer after the accesses (a flush
+ * whose answer is always sent).  lock_all is taken lazily (no message);
+ * unlock_all is a flush_all. */
+void na_lock(Action& a)
+{
+  Win& w = win_of(a);
+  int p = target_of(a, 3);
+  if (p == self().me)
+    return;
+  leg_to(w, p);
+  leg_from(w, p);
+}
+
+void na_unlock(Action& a)
+{
+  Win& w = win_of(a);
+  int p = target_of(a, 3);
+  if (p != self().me)
+    complete(w, p, true);
+}
+
+void na_lock_all(Action& a)
+{
+  win_of(a);
+}
+
+void wait_all_sent(Win& w)
+{
+  auto& r = self();
+  for (auto& in : w.sent) {
+    if (not in.empty())
+      MPI_Waitall(static_cast<int>(in.size()), in.data(), MPI_STATUSES_IGNORE);
+    r.in_flight -= in.size();
+    in.clear();
+  }
+}
+
+/* Fence and PSCW: SMPI's own (a fence is barrier, completion, barrier; post,
+ * start, complete and wait exchange 0-byte messages).  Notified accesses in
+ * the epoch are completed first, as the epoch's end completes them. */
+void na_fence(Action& a)
+{
+  Win& w = win_of(a);
+  wait_all_sent(w);
+  MPI_Win_fence(0, w.win);
+  std::fill(w.dirty.begin(), w.dirty.end(), 0);
+}
+
+MPI_Group group_of(const Action& a)
+{
+  if (a.size() < 4)
+    bad(a, "missing group");
+  std::vector<int> members;
+  std::string list = a[3];
+  size_t pos = 0;
+  while (pos <= list.size()) {
+    size_t comma = list.find(',', pos);
+    std::string item = list.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+    char* end;
+    long v = std::strtol(item.c_str(), &end, 10);
+    if (item.empty() || *end != '\0' || v < 0 || v >= self().n)
+      bad(a, "bad group member");
+    members.push_back(static_cast<int>(v));
+    if (comma == std::string::npos)
+      break;
+    pos = comma + 1;
+  }
+  MPI_Group world, g;
+  MPI_Comm_group(MPI_COMM_WORLD, &world);
+  MPI_Group_incl(world, static_cast<int>(members.size()), members.data(), &g);
+  MPI_Group_free(&world);
+  return g;
+}
+
+void na_post(Action& a)
+{
+  Win& w      = win_of(a);
+  MPI_Group g = group_of(a);
+  MPI_Win_post(g, 0, w.win);
+  MPI_Group_free(&g);
+}
+
+void na_start(Action& a)
+{
+  Win& w      = win_of(a);
+  MPI_Group g = group_of(a);
+  MPI_Win_start(g, 0, w.win);
+  MPI_Group_free(&g);
+}
+
+void na_complete(Action& a)
+{
+  Win& w = win_of(a);
+  wait_all_sent(w);
+  MPI_Win_complete(w.win);
+  std::fill(w.dirty.begin(), w.dirty.end(), 0);
+}
+
+void na_winwait(Action& a)
+{
+  MPI_Win_wait(win_of(a).win);
+}
+
+void na_put_notify(Action& a)
+{
+  Win& w = win_of(a);
+  carry(w, target_of(a, 3), arg_int(a, 5), arg_int(a, 4), self().notify_comm);
+}
+
+/* A get whose target is told: the request leg carries the notification (a
+ * 0-byte message, which the target counts when it arrives), the data comes
+ * back with SMPI's MPI_Get. */
+void na_get_notify(Action& a)
+{
+  Win& w = win_of(a);
+  int p = target_of(a, 3), tag = arg_int(a, 4), size = arg_int(a, 5);
+  carry(w, p, 0, tag, self().notify_comm);
+  if (p != self().me)
+    MPI_Get(scratch, size, MPI_BYTE, p, 0, size, MPI_BYTE, w.win);
+}
+
+void na_notified(Action& a)
+{
+  auto& r = self();
+  r.notify.take(target_of(a, 2), arg_int(a, 3));
+}
+
+/* A put into a "flags" window: one message as for a notified put, tagged
+ * with the window, which the target's spin (na_flagwait) takes in arrival
+ * order from any source. */
+void na_flag(Action& a)
+{
+  Win& w = win_of(a);
+  carry(w, target_of(a, 3), arg_int(a, 4), arg_int(a, 2), self().flag_comm);
+}
+
+void na_flagwait(Action& a)
+{
+  win_of(a);
+  self().flags.take(-1, arg_int(a, 2));
+}
+
+// --- set-up and end -----------------------------------------------------------
+
+action_fun simgrid_init, simgrid_finalize;
+
+void init(Action& a)
+{
+  simgrid_init(a);
+}
+
+void finalize(Action& a)
+{
+  begin_region();
+  auto& r = self();
+  for (auto& w : r.wins)
+    wait_all_sent(w); // the notified accesses and flags still in flight land
+  region_end = std::max(region_end, simgrid::s4u::Engine::get_clock());
+  if (not r.reqs.empty())
+    XBT_WARN("rank %d: %zu na_isend/na_irecv never waited for", r.me, r.reqs.size());
+  if (not r.notify.arrived.empty() || not r.flags.arrived.empty())
+    XBT_WARN("rank %d: %zu notifications and %zu flags arrived but never taken", r.me, r.notify.arrived.size(),
+             r.flags.arrived.size());
+  r.notify.close();
+  r.flags.close();
+  if (++finished == r.n)
+    std::printf("na-replay: ranks %d start %.9f end %.9f time %.9f\n", r.n, region_start, region_end,
+                region_end - region_start);
+  std::fflush(stdout);
+  simgrid_finalize(a);
+}
+
+/* Every action but init and na_win belongs to the region. */
+action_fun in_region(action_fun f)
+{
+  return [f](Action& a) {
+    begin_region();
+    double t = simgrid::s4u::Engine::get_clock();
+    f(a);
+    if (XBT_LOG_ISENABLED(na_replay, xbt_log_priority_debug))
+      XBT_DEBUG("%s %s: %.9f s", a[1].c_str(), a.size() > 2 ? a[2].c_str() : "", simgrid::s4u::Engine::get_clock() - t);
+  };
+}
+
+/* Every rank's smpi_replay_init registers SimGrid's actions again, over
+ * these: each rank registers them after its own, wrapping SimGrid's
+ * functions as they were first found. */
+std::map<std::string, action_fun> simgrid_own;
+
+void register_actions()
+{
+  const char* own[] = {"init", "finalize", "compute", "send", "recv", "barrier", "bcast", "reduce", "allreduce"};
+  if (simgrid_own.empty())
+    for (const char* name : own)
+      simgrid_own[name] = xbt_replay_action_get(name);
+  simgrid_init     = simgrid_own["init"];
+  simgrid_finalize = simgrid_own["finalize"];
+  xbt_replay_action_register("init", init);
+  xbt_replay_action_register("finalize", finalize);
+  xbt_replay_action_register("na_win", na_win);
+  for (const char* name : own)
+    if (std::string(name) != "init" && std::string(name) != "finalize")
+      xbt_replay_action_register(name, in_region(simgrid_own[name]));
+  const std::map<std::string, void (*)(Action&)> mine = {
+      {"na_isend", na_isend},         {"na_irecv", na_irecv},           {"na_wait", na_wait},
+      {"na_put", na_put},             {"na_get", na_get},               {"na_acc", na_put},
+      {"na_fop", na_get},             {"na_flush", na_flush},           {"na_flush_all", na_flush_all},
+      {"na_lock", na_lock},           {"na_unlock", na_unlock},         {"na_lock_all", na_lock_all},
+      {"na_unlock_all", na_flush_all}, {"na_fence", na_fence},          {"na_post", na_post},
+      {"na_start", na_start},         {"na_complete", na_complete},     {"na_winwait", na_winwait},
+      {"na_put_notify", na_put_notify}, {"na_get_notify", na_get_notify}, {"na_notified", na_notified},
+      {"na_flag", na_flag},           {"na_flagwait", na_flagwait},
+  };
+  for (auto const& [name, f] : mine)
+    xbt_replay_action_register(name.c_str(), in_region(f));
+}
+
+/* The set-up the region starts with, made while SMPI still moves real data:
+ * SMPI's MPI_Win_create exchanges the windows' addresses with an allgather,
+ * and once an actor replays, SMPI copies no message's data (its replay has
+ * no one-sided calls), so a window made then points at nothing.  Hence
+ * MPI_Init, the windows, and only then smpi_replay_init.  The number of
+ * windows is that of the na_win lines at the head of the trace. */
+void make_windows(const std::string& path)
+{
+  std::FILE* f = std::fopen(path.c_str(), "r");
+  if (f == nullptr)
+    xbt_die("replay: cannot read %s", path.c_str());
+  int nwin = 0;
+  char line[256];
+  while (std::fgets(line, sizeof line, f)) {
+    char name[64];
+    if (std::sscanf(line, "%*s %63s", name) != 1 || std::string(name) == "init")
+      continue;
+    if (std::string(name) != "na_win")
+      break;
+    nwin++;
+  }
+  std::fclose(f);
+
+  auto& r = self();
+  MPI_Comm_rank(MPI_COMM_WORLD, &r.me);
+  MPI_Comm_size(MPI_COMM_WORLD, &r.n);
+  MPI_Comm_dup(MPI_COMM_WORLD, &r.notify_comm);
+  MPI_Comm_dup(MPI_COMM_WORLD, &r.flag_comm);
+  r.notify.open(r.notify_comm);
+  r.flags.open(r.flag_comm);
+  for (int i = 0; i < nwin; i++) {
+    Win w;
+    // nothing is written into a window while replaying: declare it as large
+    // as any access, on the scratch area
+    MPI_Win_create(scratch, std::numeric_limits<MPI_Aint>::max() / 2, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &w.win);
+    // The region may begin inside an epoch the trace did not record: keep a
+    // passive epoch open to every target for the whole replay, so that SMPI
+    // accepts every access; locks are modelled by their messages (na_lock).
+    MPI_Win_lock_all(MPI_MODE_NOCHECK, w.win);
+    w.dirty.assign(r.n, 0);
+    w.sent.resize(r.n);
+    r.wins.push_back(std::move(w));
+  }
+}
+
+/* smpirun gives each rank the path written in the index file; the format
+ * makes it relative to the index's directory, SimGrid to the working one. */
+std::string trace_path(const char* given)
+{
+  if (given == nullptr || given[0] == '/')
+    return given ? given : "";
+  std::string index = simgrid::config::get_value<std::string>("smpi/replay");
+  size_t slash      = index.rfind('/');
+  return slash == std::string::npos ? given : index.substr(0, slash + 1) + given;
+}
+} // namespace
+
+int main(int argc, char* argv[])
+{
+  auto* actor = simgrid::s4u::Actor::self();
+  if (actor == nullptr || actor->get_property("rank") == nullptr)
+    xbt_die("run this program with smpirun -replay (sim/replay.sh)");
+  if (const char* depth = std::getenv("NA_REPLAY_POOL"))
+    pool_depth = std::max(1, std::atoi(depth));
+  if (argc < 2)
+    xbt_die("one trace file per rank: the index must list them (sim/trace-format.md)");
+  const int rank   = std::stoi(actor->get_property("rank"));
+  std::string path = trace_path(argv[1]);
+  MPI_Init(&argc, &argv);
+  make_windows(path);
+  smpi_replay_init(actor->get_property("instance_id"), rank, 0);
+  register_actions();
+  smpi_replay_main(rank, path.c_str());
+  return 0;
+}
