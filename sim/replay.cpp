@@ -14,6 +14,8 @@
  * which the last rank reached its finalize. */
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Engine.hpp>
+#include <simgrid/s4u/Exec.hpp>
+#include <simgrid/s4u/Host.hpp>
 #include <smpi/smpi.h>
 #include <xbt/config.hpp>
 #include <xbt/replay.hpp>
@@ -518,13 +520,32 @@ void finalize(Action& a)
   simgrid_finalize(a);
 }
 
-/* Every action but init and na_win belongs to the region. */
-action_fun in_region(action_fun f)
+/* Busy polling.  MPICH waits by spinning in its progress engine, so on a
+ * host with more ranks than cores a rank inside MPI takes its share of a
+ * core from the ranks that compute there (4 ranks on 2 cores: each computes
+ * at half speed, whoever waits).  On a host whose platform sets the
+ * property busy_poll="1", every action but compute runs next to an endless
+ * execution of its own, cancelled when the action ends: SimGrid's CPU
+ * sharing then divides the cores among computing and waiting ranks alike.
+ * Where ranks <= cores it changes nothing. */
+bool busy_poll()
 {
-  return [f](Action& a) {
+  const char* p = simgrid::s4u::this_actor::get_host()->get_property("busy_poll");
+  return p != nullptr && std::string(p) == "1";
+}
+
+/* Every action but init and na_win belongs to the region. */
+action_fun in_region(action_fun f, bool spins = true)
+{
+  return [f, spins](Action& a) {
     begin_region();
     double t = simgrid::s4u::Engine::get_clock();
+    simgrid::s4u::ExecPtr spin;
+    if (spins && busy_poll())
+      spin = simgrid::s4u::this_actor::exec_init(1e30)->set_name("poll")->start();
     f(a);
+    if (spin)
+      spin->cancel();
     if (XBT_LOG_ISENABLED(na_replay, xbt_log_priority_debug))
       XBT_DEBUG("%s %s: %.9f s", a[1].c_str(), a.size() > 2 ? a[2].c_str() : "", simgrid::s4u::Engine::get_clock() - t);
   };
@@ -548,7 +569,7 @@ void register_actions()
   xbt_replay_action_register("na_win", na_win);
   for (const char* name : own)
     if (std::string(name) != "init" && std::string(name) != "finalize")
-      xbt_replay_action_register(name, in_region(simgrid_own[name]));
+      xbt_replay_action_register(name, in_region(simgrid_own[name], std::string(name) != "compute"));
   const std::map<std::string, void (*)(Action&)> mine = {
       {"na_isend", na_isend},         {"na_irecv", na_irecv},           {"na_wait", na_wait},
       {"na_put", na_put},             {"na_get", na_get},               {"na_acc", na_put},
