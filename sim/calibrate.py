@@ -16,8 +16,9 @@ What is fitted, with SMPI's own knobs (sim/README.md):
     ping-pong (one MPI_Issend per half round trip, sim/replay.cpp) takes
     the measured time at every size (below): between two measured sizes
     the time is linear in the size;
-  - the wire takes, per size, the faster of put_notify and sendrecv (eager
-    sizes; above them put_notify);
+  - the wire takes, per size, the faster of put_notify and sendrecv (all
+    measured sizes are eager on the node, EAGER below; above EAGER, SMPI's
+    rendezvous, sendrecv's time);
   - smpi/os and smpi/or (SMPI's per-message software overheads of an eager
     send, at the sender and the receiver): half each of what sendrecv
     costs more than the wire;
@@ -35,7 +36,14 @@ import subprocess
 import sys
 import tempfile
 
-EAGER = 65536  # sim/replay.sh: smpi/async-small-thresh, smpi/send-is-detached-thresh
+# Sends below this size are eager in the replay (smpi/async-small-thresh and
+# smpi/send-is-detached-thresh, written to local.cfg; sim/replay.sh's default
+# is 64 KiB).  On the node, every measured size: SMPI charges its
+# overheads (os, or) to eager sends only, and MPICH's large sends on the
+# node cost more than its notified puts of the same size, which only an
+# overhead can say.  The price: the sender of a large message is charged
+# os instead of waiting for the receiver to arrive.
+EAGER = 4 * 1024 * 1024 + 1
 ENVELOPE = 16  # SMPI adds 16 bytes to every message's payload
 ROUNDS = 50    # round trips per replayed ping-pong
 
@@ -83,10 +91,10 @@ class Fit:
         return lf, bf
 
 
-def overheads(sizes, extra, share=0.5):
-    # os/or/ois apply to sizes strictly above the threshold; eager sizes only
+def overheads(sizes, extra, share=0.5, upto=EAGER):
+    # os/or/ois apply to sizes strictly above the threshold
     parts = ["%d:%.6g:0" % (0 if i == 0 else s - 1, max(extra[i], 0) * share)
-             for i, s in enumerate(sizes) if s < EAGER]
+             for i, s in enumerate(sizes) if s < upto]
     return ";".join(parts)
 
 
@@ -104,7 +112,9 @@ def write_platform(d, fit, extra, iover, sizes, machine, lines):
      This machine as SimGrid sees it: one host with its %d cores (a rank per
      core computes at full speed; more ranks than cores share them, and a
      rank waiting in MPI spins: busy_poll, sim/replay.cpp), and one link for
-     shared memory, crossed by every message between its ranks.  speed:
+     shared memory, crossed by every message between its ranks.  A one-sided
+     access completes without an answer from the target (rma_answer="0": the
+     origin copies into shared memory itself, sim/replay.cpp).  speed:
      1 Gflop/s is this machine's core (the traces count CPU nanoseconds).
      The link's latency is that of the smallest message and its bandwidth
      that of the largest; local.cfg corrects both per size (lat-factor,
@@ -113,6 +123,7 @@ def write_platform(d, fit, extra, iover, sizes, machine, lines):
   <zone id="local" routing="Full">
     <host id="node" speed="1Gf" core="%d">
       <prop id="busy_poll" value="1"/>
+      <prop id="rma_answer" value="0"/>
     </host>
     <link id="shm" bandwidth="%.6gBps" latency="%.6gs"/>
     <route src="node" dst="node"><link_ctn id="shm"/></route>
@@ -124,11 +135,12 @@ def write_platform(d, fit, extra, iover, sizes, machine, lines):
         f.write("# Read by sim/replay.sh after its defaults; measured and replayed half round trips:\n")
         for line in lines:
             f.write("#   %s\n" % line)
+        f.write("--cfg=smpi/async-small-thresh:%d\n--cfg=smpi/send-is-detached-thresh:%d\n" % (EAGER, EAGER))
         f.write("--cfg=smpi/lat-factor:%s\n" % lf)
         f.write("--cfg=smpi/bw-factor:%s\n" % bf)
         f.write("--cfg=smpi/os:%s\n" % overheads(sizes, extra))
         f.write("--cfg=smpi/or:%s\n" % overheads(sizes, extra))
-        f.write("--cfg=smpi/ois:%s\n" % overheads(sizes, iover, 1))
+        f.write("--cfg=smpi/ois:%s\n" % overheads(sizes, iover, 1, float("inf")))
 
 
 def pingpong_trace(d, mode, size, pairs=1):
@@ -173,23 +185,26 @@ def main():
     sizes = sorted(s for (m, s) in t if m == "put_notify")
     pn = [t[("put_notify", s)] for s in sizes]
     sr = [t[("sendrecv", s)] for s in sizes]
-    # the wire: the faster of the two (eager sizes), the rest is overhead
-    wire = [min(a, b) if s < EAGER else a for s, a, b in zip(sizes, pn, sr)]
+    # the wire: the faster of the two for eager sizes, the rest is overhead;
+    # above, sendrecv's (SMPI charges no overhead to a rendezvous)
+    wire = [min(a, b) if s < EAGER else b for s, a, b in zip(sizes, pn, sr)]
     fit = Fit(sizes, wire)
     extra = [b - w for w, b in zip(wire, sr)]
-    iover = [a - w for w, a in zip(wire, pn)]
+    iover = [max(0.0, a - w) for w, a in zip(wire, pn)]
     platform = os.path.join(d, "local.xml")
     eager = [i for i, s in enumerate(sizes) if s < EAGER]
     # the wire first, from the notified ping-pong; then the overheads, from
     # sendrecv on that wire; each corrected twice by replaying
     for it in range(2):
         write_platform(d, fit, extra, iover, sizes, machine, [])
-        for i, s in enumerate(sizes):
-            fit.scale(i, pn[i] / replay(d, platform, "put_notify", s))
+        for i, s in enumerate(sizes):  # the notified ping-pong pays ois on top
+            fit.scale(i, wire[i] / (replay(d, platform, "put_notify", s) - iover[i]))
     for it in range(2):
         write_platform(d, fit, extra, iover, sizes, machine, [])
         for i in eager:
             extra[i] += sr[i] - replay(d, platform, "sendrecv", sizes[i])
+        for i, s in enumerate(sizes):
+            iover[i] = max(0.0, iover[i] + pn[i] - replay(d, platform, "put_notify", s))
     write_platform(d, fit, extra, iover, sizes, machine, [])
     lines = ["%8s %12s %12s %7s %12s %12s %7s" % ("bytes", "notify_us", "replayed", "err",
                                                    "sendrecv_us", "replayed", "err")]
@@ -198,21 +213,23 @@ def main():
         rs = replay(d, platform, "sendrecv", s)
         lines.append("%8d %12.3f %12.3f %6.1f%% %12.3f %12.3f %6.1f%%%s" % (
             s, pn[i] * 1e6, rp * 1e6, 100 * (rp / pn[i] - 1), sr[i] * 1e6, rs * 1e6,
-            100 * (rs / sr[i] - 1), "" if s < EAGER else " (rendezvous: no os/or)"))
+            100 * (rs / sr[i] - 1), "" if s < EAGER else " (rendezvous)"))
     write_platform(d, fit, extra, iover, sizes, machine, lines)
     print("\n".join(lines))
 
-    np4 = os.path.join(d, "local-pingpong-np4.csv")
+    np4 = os.path.join(d, "local-pingpong-np4-mean.csv")
     if os.path.exists(np4):
-        t4 = read_medians(np4)
-        print("\n4 processes on %s cores (two ping-pongs at once), half round trip:" % machine.get("cores", "?"))
-        print("%8s %14s %12s %14s %12s" % ("bytes", "notify_us", "replayed", "sendrecv_us", "replayed"))
-        for s in sorted(s for (m, s) in t4 if m == "put_notify"):
-            if s not in (8, 1024, 65536):
-                continue
-            print("%8d %14.3f %12.3f %14.3f %12.3f" % (
-                s, t4[("put_notify", s)] * 1e6, replay(d, platform, "put_notify", s, 2) * 1e6,
-                t4[("sendrecv", s)] * 1e6, replay(d, platform, "sendrecv", s, 2) * 1e6))
+        t4 = {}
+        for row in csv.DictReader(open(np4)):
+            t4[(row["mode"], int(row["bytes"]))] = float(row["mean_us"])
+        print("\n4 processes on %s cores (two ping-pongs at once), mean half round trip (us):"
+              % machine.get("cores", "?"))
+        print("%8s %12s %12s %12s %12s" % ("bytes", "notify", "replayed", "sendrecv", "replayed"))
+        for s in (8, 1024, 65536):
+            if ("put_notify", s) in t4:
+                print("%8d %12.3f %12.3f %12.3f %12.3f" % (
+                    s, t4[("put_notify", s)], replay(d, platform, "put_notify", s, 2) * 1e6,
+                    t4[("sendrecv", s)], replay(d, platform, "sendrecv", s, 2) * 1e6))
     print("wrote %s and local.cfg" % platform)
 
 

@@ -191,6 +191,17 @@ void leg_to(Win& w, int p)
   MPI_Win_flush(p, w.win);
 }
 
+/* Whether remote completion costs the target's answer.  On a network it
+ * does (MPICH's flush waits for the target's acknowledgement).  On a node,
+ * MPICH's shared-memory module has the origin write the data itself: once
+ * the data is there, the origin knows, and a flush costs no message; the
+ * platform says so with the host property rma_answer="0" (local.xml). */
+bool rma_answer()
+{
+  const char* p = simgrid::s4u::this_actor::get_host()->get_property("rma_answer");
+  return p == nullptr || std::string(p) != "0";
+}
+
 /* Remote completion of everything this rank issued to p on w. */
 void complete(Win& w, int p, bool force_answer)
 {
@@ -202,7 +213,7 @@ void complete(Win& w, int p, bool force_answer)
     in.clear();
   }
   MPI_Win_flush(p, w.win);
-  if (w.dirty[p] || force_answer)
+  if ((w.dirty[p] || force_answer) && rma_answer())
     leg_from(w, p);
   w.dirty[p] = 0;
 }
@@ -245,13 +256,13 @@ void carry(Win& w, int p, int size, int tag, MPI_Comm comm)
 // --- the actions ------------------------------------------------------------
 
 /* Windows are made before the replay starts (make_windows): here, only
- * check that the trace declares them as they were made. */
+ * check that the trace declares them in order. */
 void na_win(Action& a)
 {
   auto& r = self();
   int w   = arg_int(a, 2);
-  if (r.started || w != r.declared || w >= static_cast<int>(r.wins.size()))
-    bad(a, "na_win out of place (windows are declared 0, 1, ... before the region)");
+  if (w != r.declared || w >= static_cast<int>(r.wins.size()))
+    bad(a, "na_win out of order (windows are declared 0, 1, ...)");
   r.declared++;
 }
 
@@ -339,6 +350,8 @@ void na_flush_all(Action& a)
     w.dirty[p] = 0;
   }
   MPI_Win_flush_all(w.win);
+  if (not rma_answer())
+    answer.clear();
   for (int p : answer)
     MPI_Get(scratch, 0, MPI_BYTE, p, 0, 0, MPI_BYTE, w.win);
   if (not answer.empty())
@@ -348,14 +361,13 @@ void na_flush_all(Action& a)
 /* Locks: SMPI's MPI_Win_lock moves no message (and an exclusive one would
  * need the lock type, which the trace does not record).  MPICH acquires a
  * lock with a request and a grant (a round trip) and releases it with an
- * unlock that waits for the target's answer after the accesses (a flush
- * whose answer is always sent).  lock_all is taken lazily (no message);
- * unlock_all is a flush_all. */
+ * unlock request, sent behind the accesses, and the target's answer.
+ * lock_all is taken lazily (no message); unlock_all is a flush_all. */
 void na_lock(Action& a)
 {
   Win& w = win_of(a);
   int p = target_of(a, 3);
-  if (p == self().me)
+  if (p == self().me || not rma_answer()) // on a node: an atomic in shared memory
     return;
   leg_to(w, p);
   leg_from(w, p);
@@ -365,8 +377,12 @@ void na_unlock(Action& a)
 {
   Win& w = win_of(a);
   int p = target_of(a, 3);
-  if (p != self().me)
-    complete(w, p, true);
+  if (p == self().me)
+    return;
+  // the unlock request leaves now, behind the accesses still in flight
+  if (rma_answer())
+    MPI_Put(scratch, 0, MPI_BYTE, p, 0, 0, MPI_BYTE, w.win);
+  complete(w, p, true);
 }
 
 void na_lock_all(Action& a)
@@ -506,6 +522,9 @@ void finalize(Action& a)
   for (auto& w : r.wins)
     wait_all_sent(w); // the notified accesses and flags still in flight land
   region_end = std::max(region_end, simgrid::s4u::Engine::get_clock());
+  // MPI_Finalize synchronises: no rank's process goes away while another may
+  // still reach its window (SMPI's one-sided calls need the target alive)
+  MPI_Barrier(MPI_COMM_WORLD);
   if (not r.reqs.empty())
     XBT_WARN("rank %d: %zu na_isend/na_irecv never waited for", r.me, r.reqs.size());
   if (not r.notify.arrived.empty() || not r.flags.arrived.empty())
@@ -566,7 +585,7 @@ void register_actions()
   simgrid_finalize = simgrid_own["finalize"];
   xbt_replay_action_register("init", init);
   xbt_replay_action_register("finalize", finalize);
-  xbt_replay_action_register("na_win", na_win);
+  xbt_replay_action_register("na_win", na_win); // not a region start: set-up
   for (const char* name : own)
     if (std::string(name) != "init" && std::string(name) != "finalize")
       xbt_replay_action_register(name, in_region(simgrid_own[name], std::string(name) != "compute"));
@@ -589,21 +608,20 @@ void register_actions()
  * and once an actor replays, SMPI copies no message's data (its replay has
  * no one-sided calls), so a window made then points at nothing.  Hence
  * MPI_Init, the windows, and only then smpi_replay_init.  The number of
- * windows is that of the na_win lines at the head of the trace. */
+ * windows is that of the trace's na_win lines (all at its head today, see
+ * sim/trace-format.md; one made later in the region would be made here too,
+ * as every rank declares the same ones). */
 void make_windows(const std::string& path)
 {
   std::FILE* f = std::fopen(path.c_str(), "r");
   if (f == nullptr)
     xbt_die("replay: cannot read %s", path.c_str());
   int nwin = 0;
-  char line[256];
+  char line[4096]; // the longest lines, PSCW groups, may be cut: never na_win
   while (std::fgets(line, sizeof line, f)) {
     char name[64];
-    if (std::sscanf(line, "%*s %63s", name) != 1 || std::string(name) == "init")
-      continue;
-    if (std::string(name) != "na_win")
-      break;
-    nwin++;
+    if (std::sscanf(line, "%*s %63s", name) == 1 && std::string(name) == "na_win")
+      nwin++;
   }
   std::fclose(f);
 
@@ -612,6 +630,7 @@ void make_windows(const std::string& path)
   MPI_Comm_size(MPI_COMM_WORLD, &r.n);
   MPI_Comm_dup(MPI_COMM_WORLD, &r.notify_comm);
   MPI_Comm_dup(MPI_COMM_WORLD, &r.flag_comm);
+  // posted before the windows are made, so before any rank can notify
   r.notify.open(r.notify_comm);
   r.flags.open(r.flag_comm);
   for (int i = 0; i < nwin; i++) {
@@ -619,10 +638,14 @@ void make_windows(const std::string& path)
     // nothing is written into a window while replaying: declare it as large
     // as any access, on the scratch area
     MPI_Win_create(scratch, std::numeric_limits<MPI_Aint>::max() / 2, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &w.win);
-    // The region may begin inside an epoch the trace did not record: keep a
-    // passive epoch open to every target for the whole replay, so that SMPI
-    // accepts every access; locks are modelled by their messages (na_lock).
-    MPI_Win_lock_all(MPI_MODE_NOCHECK, w.win);
+    // The region may begin inside an epoch the trace did not record: open
+    // one for the whole replay, so that SMPI accepts every access.  A fence
+    // (two barriers) rather than MPI_Win_lock_all, whose n locks and flushes
+    // per rank take minutes of simulation at 1,024 ranks; and SMPI counts
+    // the epochs that fences, posts and starts open, so it stays open
+    // whatever the trace does.  Locks are modelled by their messages
+    // (na_lock).
+    MPI_Win_fence(0, w.win);
     w.dirty.assign(r.n, 0);
     w.sent.resize(r.n);
     r.wins.push_back(std::move(w));
