@@ -101,12 +101,13 @@ struct Win {
   MPI_Win win = MPI_WIN_NULL;
   std::vector<char> dirty;                    // per target: an access not yet acknowledged
   std::vector<std::vector<MPI_Request>> sent; // per target: notified puts and flags in flight
+  std::vector<int> origins, targets;          // of the PSCW epochs open (post, start)
 };
 
 struct Rank {
   int me = 0, n = 0;
   bool started = false;
-  MPI_Comm notify_comm = MPI_COMM_NULL, flag_comm = MPI_COMM_NULL;
+  MPI_Comm notify_comm = MPI_COMM_NULL, flag_comm = MPI_COMM_NULL, pscw_comm = MPI_COMM_NULL;
   Pool notify, flags;
   std::vector<Win> wins;
   int declared = 0; // na_win lines seen
@@ -401,9 +402,9 @@ void wait_all_sent(Win& w)
   }
 }
 
-/* Fence and PSCW: SMPI's own (a fence is barrier, completion, barrier; post,
- * start, complete and wait exchange 0-byte messages).  Notified accesses in
- * the epoch are completed first, as the epoch's end completes them. */
+/* Fence: SMPI's own (a barrier, completion, a barrier).  Notified
+ * accesses in the epoch are completed first, as the epoch's end completes
+ * them. */
 void na_fence(Action& a)
 {
   Win& w = win_of(a);
@@ -412,7 +413,7 @@ void na_fence(Action& a)
   std::fill(w.dirty.begin(), w.dirty.end(), 0);
 }
 
-MPI_Group group_of(const Action& a)
+std::vector<int> group_of(const Action& a)
 {
   if (a.size() < 4)
     bad(a, "missing group");
@@ -431,40 +432,60 @@ MPI_Group group_of(const Action& a)
       break;
     pos = comma + 1;
   }
-  MPI_Group world, g;
-  MPI_Comm_group(MPI_COMM_WORLD, &world);
-  MPI_Group_incl(world, static_cast<int>(members.size()), members.data(), &g);
-  MPI_Group_free(&world);
-  return g;
+  return members;
 }
 
+/* PSCW, with the messages SMPI's own MPI_Win_post/start/complete/wait send
+ * (a 0-byte message from each target to each origin at post, and from each
+ * origin to each target at complete), on a communicator of their own:
+ * SMPI 3.32's calls refuse the replay's accesses after a start (MPI_Put
+ * returns MPI_ERR_WIN), and the window stays open for them anyway.  The
+ * target's wait ends when every origin's "done" has come and the data has
+ * landed (MPI_Win_flush_local_all at the target waits for what SMPI moves
+ * into its window). */
 void na_post(Action& a)
 {
-  Win& w      = win_of(a);
-  MPI_Group g = group_of(a);
-  MPI_Win_post(g, 0, w.win);
-  MPI_Group_free(&g);
+  Win& w = win_of(a);
+  for (int p : group_of(a))
+    if (p != self().me) {
+      MPI_Request req;
+      MPI_Isend(scratch, 0, MPI_BYTE, p, 2 * arg_int(a, 2), self().pscw_comm, &req);
+      MPI_Request_free(&req); // detached: nothing to wait for
+    }
+  w.origins = group_of(a);
 }
 
 void na_start(Action& a)
 {
-  Win& w      = win_of(a);
-  MPI_Group g = group_of(a);
-  MPI_Win_start(g, 0, w.win);
-  MPI_Group_free(&g);
+  Win& w = win_of(a);
+  w.targets = group_of(a);
+  for (int p : w.targets)
+    if (p != self().me)
+      MPI_Recv(scratch, 0, MPI_BYTE, p, 2 * arg_int(a, 2), self().pscw_comm, MPI_STATUS_IGNORE);
 }
 
 void na_complete(Action& a)
 {
   Win& w = win_of(a);
   wait_all_sent(w);
-  MPI_Win_complete(w.win);
+  for (int p : w.targets)
+    if (p != self().me) {
+      MPI_Request req;
+      MPI_Isend(scratch, 0, MPI_BYTE, p, 2 * arg_int(a, 2) + 1, self().pscw_comm, &req);
+      MPI_Request_free(&req);
+    }
+  w.targets.clear();
   std::fill(w.dirty.begin(), w.dirty.end(), 0);
 }
 
 void na_winwait(Action& a)
 {
-  MPI_Win_wait(win_of(a).win);
+  Win& w = win_of(a);
+  for (int p : w.origins)
+    if (p != self().me)
+      MPI_Recv(scratch, 0, MPI_BYTE, p, 2 * arg_int(a, 2) + 1, self().pscw_comm, MPI_STATUS_IGNORE);
+  MPI_Win_flush_local_all(w.win);
+  w.origins.clear();
 }
 
 void na_put_notify(Action& a)
@@ -630,6 +651,7 @@ void make_windows(const std::string& path)
   MPI_Comm_size(MPI_COMM_WORLD, &r.n);
   MPI_Comm_dup(MPI_COMM_WORLD, &r.notify_comm);
   MPI_Comm_dup(MPI_COMM_WORLD, &r.flag_comm);
+  MPI_Comm_dup(MPI_COMM_WORLD, &r.pscw_comm);
   // posted before the windows are made, so before any rank can notify
   r.notify.open(r.notify_comm);
   r.flags.open(r.flag_comm);
@@ -641,10 +663,9 @@ void make_windows(const std::string& path)
     // The region may begin inside an epoch the trace did not record: open
     // one for the whole replay, so that SMPI accepts every access.  A fence
     // (two barriers) rather than MPI_Win_lock_all, whose n locks and flushes
-    // per rank take minutes of simulation at 1,024 ranks; and SMPI counts
-    // the epochs that fences, posts and starts open, so it stays open
-    // whatever the trace does.  Locks are modelled by their messages
-    // (na_lock).
+    // per rank take minutes of simulation at 1,024 ranks.  The only epoch
+    // call the replay makes afterwards is MPI_Win_fence, which keeps it
+    // open; locks and PSCW are modelled by their messages (na_lock, na_post).
     MPI_Win_fence(0, w.win);
     w.dirty.assign(r.n, 0);
     w.sent.resize(r.n);
