@@ -100,6 +100,7 @@ struct Pool {
 struct Win {
   MPI_Win win = MPI_WIN_NULL;
   std::vector<char> dirty;                    // per target: an access not yet acknowledged
+  std::vector<char> exclusive;                // per target: an exclusive lock held
   std::vector<std::vector<MPI_Request>> sent; // per target: notified puts and flags in flight
   std::vector<int> origins, targets;          // of the PSCW epochs open (post, start)
 };
@@ -359,8 +360,8 @@ void na_flush_all(Action& a)
     MPI_Win_flush_all(w.win);
 }
 
-/* Locks: SMPI's MPI_Win_lock moves no message (and an exclusive one would
- * need the lock type, which the trace does not record).  MPICH acquires a
+/* Locks: SMPI's MPI_Win_lock moves no message (and an exclusive one needs
+ * the lock type, which the trace does not record yet).  MPICH acquires a
  * lock with a request and a grant (a round trip) and releases it with an
  * unlock request, sent behind the accesses, and the target's answer.
  * lock_all is taken lazily (no message); unlock_all is a flush_all. */
@@ -368,6 +369,15 @@ void na_lock(Action& a)
 {
   Win& w = win_of(a);
   int p = target_of(a, 3);
+  // proposed: na_lock W P shared|exclusive (sim/trace-format.md).  An
+  // exclusive lock is also SMPI's MPI_Win_lock, a simulated mutex at the
+  // target: the next exclusive origin waits until MPI_Win_unlock.
+  if (a.size() > 4 && a[4] != "shared" && a[4] != "exclusive")
+    bad(a, "lock type is shared or exclusive");
+  if (a.size() > 4 && a[4] == "exclusive") {
+    MPI_Win_lock(MPI_LOCK_EXCLUSIVE, p, 0, w.win);
+    w.exclusive[p] = 1;
+  }
   if (p == self().me || not rma_answer()) // on a node: an atomic in shared memory
     return;
   leg_to(w, p);
@@ -378,12 +388,16 @@ void na_unlock(Action& a)
 {
   Win& w = win_of(a);
   int p = target_of(a, 3);
-  if (p == self().me)
-    return;
-  // the unlock request leaves now, behind the accesses still in flight
-  if (rma_answer())
-    MPI_Put(scratch, 0, MPI_BYTE, p, 0, 0, MPI_BYTE, w.win);
-  complete(w, p, true);
+  if (p != self().me) {
+    // the unlock request leaves now, behind the accesses still in flight
+    if (rma_answer())
+      MPI_Put(scratch, 0, MPI_BYTE, p, 0, 0, MPI_BYTE, w.win);
+    complete(w, p, true);
+  }
+  if (w.exclusive[p]) {
+    MPI_Win_unlock(p, w.win);
+    w.exclusive[p] = 0;
+  }
 }
 
 void na_lock_all(Action& a)
@@ -668,6 +682,7 @@ void make_windows(const std::string& path)
     // open; locks and PSCW are modelled by their messages (na_lock, na_post).
     MPI_Win_fence(0, w.win);
     w.dirty.assign(r.n, 0);
+    w.exclusive.assign(r.n, 0);
     w.sent.resize(r.n);
     r.wins.push_back(std::move(w));
   }

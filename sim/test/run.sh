@@ -104,6 +104,11 @@ check "fattree: lock+unlock is two round trips" "r > 3.2 && r < 4.8" "oneway=${t
 t1=$(replay "$work/oneway"); tf=$(replay "$work/flush")
 check "local: put+flush costs no answer (shared memory)" "r > 0.6 && r < 1.4" "oneway=${t1:-0}; flush=${tf:-0}; r=flush/(oneway ? oneway : 1)"
 
+# exclusive locks (the proposed lock type) serialise two origins' 50 us
+# epochs; shared ones overlap
+ts=$(replay "$here/lock-shared" "$net"); tx=$(replay "$here/lock-exclusive" "$net")
+check "fattree: exclusive locks serialise, shared ones do not" "r > 1.8 && r < 2.2" "shared=${ts:-0}; exclusive=${tx:-0}; r=exclusive/(shared ? shared : 1)"
+
 # 5. errors are reported, not hung on
 start=$(date +%s)
 NA_REPLAY_TIMEOUT=60 "$sim/replay.sh" "$here/unmatched" "$platform" >/dev/null 2>"$work/err"; rc=$?
