@@ -151,7 +151,7 @@ Win& win_of(const Action& a)
   int w = arg_int(a, 2);
   auto& r = self();
   if (w < 0 || w >= static_cast<int>(r.wins.size()))
-    bad(a, "window not declared by na_win at the start");
+    bad(a, "window not declared (no na_win line for it)");
   return r.wins[w];
 }
 
@@ -231,14 +231,15 @@ void remember(Win& w, int p, MPI_Request req)
   if (++r.in_flight % 1024 != 0)
     return;
   r.in_flight = 0;
-  for (auto& in : w.sent) {
-    std::vector<int> idx(in.size());
-    int done = 0;
-    if (not in.empty())
-      MPI_Testsome(static_cast<int>(in.size()), in.data(), &done, idx.data(), MPI_STATUSES_IGNORE);
-    in.erase(std::remove(in.begin(), in.end(), MPI_REQUEST_NULL), in.end());
-    r.in_flight += in.size();
-  }
+  for (auto& win : r.wins)
+    for (auto& in : win.sent) {
+      std::vector<int> idx(in.size());
+      int done = 0;
+      if (not in.empty())
+        MPI_Testsome(static_cast<int>(in.size()), in.data(), &done, idx.data(), MPI_STATUSES_IGNORE);
+      in.erase(std::remove(in.begin(), in.end(), MPI_REQUEST_NULL), in.end());
+      r.in_flight += in.size();
+    }
 }
 
 /* A notified put or a flag: ONE message of the access's size, which the
