@@ -296,6 +296,10 @@ static void write_trace(void)
     for (size_t i = 0; i < nrecs; i++) {
         const struct rec *r = &recs[i];
         fprintf(f, "%d %s", rank, op_fmt[r->op].name);
+        if (r->op == O_LOCK) {
+            fprintf(f, " %d %d %s\n", r->a, r->b, r->c ? "exclusive" : "shared");
+            continue;
+        }
         if (r->op == O_POST || r->op == O_START) {
             fprintf(f, " %d ", r->a);
             const int *g = groups[r->d];

@@ -180,7 +180,12 @@ int MPI_Win_flush_local_all(MPI_Win win)
 
 int MPI_Win_lock(int type, int r, int assert, MPI_Win win)
 {
-    return SYNC(O_LOCK, wtarget(win, r), PMPI_Win_lock(type, r, assert, win));
+    enter(false);
+    if (in_region)
+        act(O_LOCK, wnum(win), wtarget(win, r), type == MPI_LOCK_EXCLUSIVE, 0);
+    int rc = PMPI_Win_lock(type, r, assert, win);
+    leave();
+    return rc;
 }
 
 int MPI_Win_unlock(int r, MPI_Win win)

@@ -361,8 +361,8 @@ void na_flush_all(Action& a)
     MPI_Win_flush_all(w.win);
 }
 
-/* Locks: SMPI's MPI_Win_lock moves no message (and an exclusive one needs
- * the lock type, which the trace does not record yet).  MPICH acquires a
+/* Locks: SMPI's MPI_Win_lock moves no message (an exclusive one is a mutex
+ * at the target, used below to serialise exclusive holders).  MPICH acquires a
  * lock with a request and a grant (a round trip) and releases it with an
  * unlock request, sent behind the accesses, and the target's answer.
  * lock_all is taken lazily (no message); unlock_all is a flush_all. */
@@ -370,7 +370,7 @@ void na_lock(Action& a)
 {
   Win& w = win_of(a);
   int p = target_of(a, 3);
-  // proposed: na_lock W P shared|exclusive (sim/trace-format.md).  An
+  // na_lock W P shared|exclusive (sim/trace-format.md).  An
   // exclusive lock is also SMPI's MPI_Win_lock, a simulated mutex at the
   // target: the next exclusive origin waits until MPI_Win_unlock.
   if (a.size() > 4 && a[4] != "shared" && a[4] != "exclusive")

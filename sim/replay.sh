@@ -91,8 +91,7 @@ if [ $rc -ne 0 ] || [ -z "$time" ]; then
     exit $(( rc ? rc : 1 ))
 fi
 if [ -f "$trace/meta" ]; then
-    # measured_s (sim/trace-format.md) or region_wall_s (what natitrace writes)
-    measured=$(sed -n 's/^measured_s=//p; s/^region_wall_s=//p' "$trace/meta" | head -n 1)
+    measured=$(sed -n 's/^region_wall_s=//p' "$trace/meta" | head -n 1)
     [ -z "$measured" ] || echo "replay.sh: traced run measured $measured s at rank 0, replayed $time s" >&2
 fi
 echo "$time"

@@ -12,8 +12,8 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/na-replay-test.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 export NA_REPLAY_QUIET=1 NA_REPLAY_TIMEOUT=${NA_REPLAY_TIMEOUT:-120}
 pass=0 fail=0
-ok() { echo "PASS: $*"; pass=$((pass + 1)); }
-ko() { echo "FAIL: $*"; fail=$((fail + 1)); }
+ok() { echo "PASS  replay: $*"; pass=$((pass + 1)); }
+ko() { echo "FAIL  replay: $*"; fail=$((fail + 1)); }
 # check NAME CONDITION(awk expression on the variables given) VAR=VALUE...
 check() {
     local name=$1 cond=$2; shift 2

@@ -8,4 +8,12 @@ run_sim_check() {
         run_checker natitrace "$OUT/logs/natitrace.log" \
             timeout $((300 * SCALE)) bash "$TOP/sim/test/trace.sh" "$OUT/natitrace"
     fi
+    if [[ replay =~ $TESTS ]]; then
+        if ! command -v smpirun >/dev/null 2>&1; then
+            skip "replay" "no smpirun (SimGrid: scripts/setup-deps.sh installs libsimgrid-dev)"
+        else
+            run_checker replay "$OUT/logs/replay.log" \
+                timeout $((600 * SCALE)) bash "$TOP/sim/test/run.sh"
+        fi
+    fi
 }
