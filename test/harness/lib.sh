@@ -142,6 +142,26 @@ run_mpi() {
 # testlist without a slash is a program of one of these groups.
 TEST_GROUPS=(notify counters completion tools transports)
 
+# verdict ID LOG RC SECONDS TIMEOUT [PATTERN MESSAGE]: a run's PASS, FAIL or
+# SKIP (exit 77) from its exit status and its "No Errors" line; with PATTERN
+# the log must also match it, else it fails with MESSAGE
+verdict() {
+    local id=$1 log=$2 rc=$3 el=$4 t=$5 re=${6:-} why=${7:-}
+    if [ "$rc" -eq 0 ] && grep -q '^No Errors' "$log"; then
+        if [ -n "$re" ] && ! grep -q "$re" "$log"; then
+            fail "$id" "$why" "$log"
+        else
+            pass "$id" "$el"
+        fi
+    elif [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
+        fail "$id" "TIMEOUT after ${t}s (hang)" "$log"
+    elif [ "$rc" -eq 77 ]; then
+        skip "$id" "$(tail -n 1 "$log")"
+    else
+        fail "$id" "exit $rc after ${el}s" "$log"
+    fi
+}
+
 # test_src NAME: the source of the program NAME names in test/harness/testlist
 # (test/GROUP/NAME.c, or NAME.c for examples/..., bench/..., test/...)
 test_src() {

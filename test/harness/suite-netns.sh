@@ -62,15 +62,7 @@ run_netns_suite() {
             # shellcheck disable=SC2086
             run_mpi "$log" "$t" "$envs" 2 "$bin" $args
             rc=$? el=$(( $(date +%s) - start ))
-            if [ $rc -eq 0 ] && grep -q '^No Errors' "$log"; then
-                pass "$id" "$el"
-            elif [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
-                fail "$id" "TIMEOUT after ${t}s (hang)" "$log"
-            elif [ $rc -eq 77 ]; then
-                skip "$id" "$(tail -n 1 "$log")"
-            else
-                fail "$id" "exit $rc after ${el}s" "$log"
-            fi
+            verdict "$id" "$log" $rc "$el" "$t"
         done
     done
     "$hosts" down >>"$hlog" 2>&1 || fail "netns hosts down" "" "$hlog"

@@ -77,17 +77,7 @@ run_notify_suite() {
             # shellcheck disable=SC2086
             run_mpi "$log" "$t" "$envs" "$np" "$bin" $args
             local rc=$? el=$(( $(date +%s) - start ))
-            if [ $rc -eq 0 ] && grep -q '^No Errors' "$log"; then
-                if [ -n "$logre" ] && ! grep -q "$logre" "$log"; then
-                    fail "$id" "no '$logre' in the verbose output" "$log"
-                else
-                    pass "$id" "$el"
-                fi
-            elif [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
-                fail "$id" "TIMEOUT after ${t}s (hang)" "$log"
-            else
-                fail "$id" "exit $rc after ${el}s" "$log"
-            fi
+            verdict "$id" "$log" $rc "$el" "$t" "$logre" "no '$logre' in the verbose output"
         done
     done
 }

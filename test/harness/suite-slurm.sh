@@ -42,7 +42,7 @@ run_slurm_suite() {
     trap '"$SLURM_CLUSTER" down >/dev/null 2>&1' EXIT
     trap 'exit 130' INT TERM
 
-    local bin t=$((120 * SCALE)) launcher envs id log start el
+    local bin t=$((120 * SCALE)) launcher envs id log start el re
     # shellcheck disable=SC2034
     local MPIEXEC_CMD=$TOP/test/slurm/run.sh    # seen by run_mpi (dynamic scope)
     for entry in "${sel[@]}"; do
@@ -63,20 +63,10 @@ run_slurm_suite() {
             # shellcheck disable=SC2086
             (cd "$OUT" && run_mpi "$log" "$t" "$envs" 2 "$bin" $args)
             rc=$? el=$(( $(date +%s) - start ))
-            if [ $rc -eq 0 ] && grep -q '^No Errors' "$log"; then
-                # where: ranks 0 and 1 of one job (not two singletons), on
-                # na-h1 and na-h2 by their host names
-                if [ "$name" = test/netns/where ] &&
-                    ! { grep -q '^rank 0: host na-h1,' "$log" && grep -q '^rank 1: host na-h2,' "$log"; }; then
-                    fail "$id" "the ranks are not on na-h1 and na-h2" "$log"
-                else
-                    pass "$id" "$el"
-                fi
-            elif [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
-                fail "$id" "TIMEOUT after ${t}s (hang)" "$log"
-            else
-                fail "$id" "exit $rc after ${el}s" "$log"
-            fi
+            # where: rank 1 of one job (not two singletons) on na-h2
+            re=
+            [ "$name" = test/netns/where ] && re='^rank 1: host na-h2,'
+            verdict "$id" "$log" $rc "$el" "$t" "$re" "rank 1 is not on na-h2"
         done
     done
     if [ $guide = 1 ]; then
