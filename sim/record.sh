@@ -10,7 +10,8 @@
 # installed mpicc (PREFIX, default _install).  With more processes than
 # cores, one run with MPICH's own waits (measured_s) and the median of
 # NA_RECORD_RUNS with waits that yield (measured_yield_s, NATI_YIELD=1).
-# NA_RECORD_RUNS=0: the trace only.
+# NA_RECORD_RUNS=0: the trace only.  NA_RECORD_ARGS replaces the arguments
+# of sim/apps (a problem scaled with N).
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 TOP=$(cd "$HERE/.." && pwd)
@@ -19,6 +20,7 @@ PREFIX=${PREFIX:-$TOP/_install}
 app=$1 mode=$2 np=$3 out=$4
 line=$(grep -E "^$app +\|" "$HERE/apps") || { echo "record.sh: no application '$app' in sim/apps" >&2; exit 2; }
 IFS='|' read -r _ src args modes <<<"$line"
+args=${NA_RECORD_ARGS:-$args}
 src=$(echo $src) modes=" $(echo $modes) "
 [[ $modes == *" $mode "* ]] || { echo "record.sh: $app has no mode '$mode' (modes:$modes)" >&2; exit 2; }
 bin=$HERE/_build/$app
