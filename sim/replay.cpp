@@ -108,6 +108,9 @@ struct Win {
 struct Rank {
   int me = 0, n = 0;
   bool started = false;
+  bool notified_run = false;             // the previous action was an na_notified
+  simgrid::s4u::ExecPtr spin;            // busy polling beside the current action
+  std::unordered_map<std::string, bool> is_recv; // na_irecv IDs among reqs
   MPI_Comm notify_comm = MPI_COMM_NULL, flag_comm = MPI_COMM_NULL, pscw_comm = MPI_COMM_NULL;
   Pool notify, flags;
   std::vector<Win> wins;
@@ -115,6 +118,32 @@ struct Rank {
   std::unordered_map<std::string, MPI_Request> reqs; // na_isend / na_irecv by ID
   size_t in_flight = 0;                              // requests in all Win::sent
 };
+
+/* Software costs (env NA_REPLAY_COSTS=FILE, key=value in seconds of this
+ * machine's CPU, written by sim/costs.sh): what the library spends in the
+ * calls themselves, which a platform without SMPI overheads (the clusters)
+ * does not charge.  Each is charged as computation on the caller's core,
+ * where the library spends it: the origin before its message leaves, the
+ * target after the arrival was taken.  A key the file lacks costs nothing. */
+std::unordered_map<std::string, double> costs;
+
+void read_costs(const char* path)
+{
+  std::FILE* f = std::fopen(path, "r");
+  if (f == nullptr)
+    xbt_die("replay: cannot read NA_REPLAY_COSTS=%s", path);
+  char line[512];
+  while (std::fgets(line, sizeof line, f)) {
+    char key[128];
+    double v;
+    if (line[0] == '#' || std::sscanf(line, " %127[a-z_] = %lf", key, &v) != 2)
+      continue;
+    if (v < 0)
+      xbt_die("replay: negative cost %s in %s", key, path);
+    costs[key] = v;
+  }
+  std::fclose(f);
+}
 
 // One process simulates every rank (smpirun -no-privatize): state by actor.
 std::unordered_map<aid_t, Rank> ranks;
@@ -133,6 +162,22 @@ Rank& self()
   for (auto const& w : a)
     line += w + " ";
   xbt_die("replay: %s: %s", why, line.c_str());
+}
+
+/* Spend the software cost `key` on this rank's core (1e9 flop/s is one
+ * core of the tracing machine, as for compute).  The busy polling beside the
+ * action pauses meanwhile: the rank computes, it does not poll. */
+void charge(const char* key)
+{
+  auto it = costs.find(key);
+  if (it == costs.end() || it->second <= 0)
+    return;
+  auto& r = self();
+  if (r.spin)
+    r.spin->suspend();
+  simgrid::s4u::this_actor::execute(it->second * 1e9);
+  if (r.spin)
+    r.spin->resume();
 }
 
 int arg_int(const Action& a, size_t i)
@@ -208,6 +253,7 @@ bool rma_answer()
 void complete(Win& w, int p, bool force_answer)
 {
   auto& r  = self();
+  charge("flush_idle");
   auto& in = w.sent[p];
   if (not in.empty()) {
     MPI_Waitall(static_cast<int>(in.size()), in.data(), MPI_STATUSES_IGNORE);
@@ -273,6 +319,7 @@ void na_isend(Action& a)
 {
   auto& r = self();
   MPI_Request req;
+  charge("send_origin");
   MPI_Isend(scratch, arg_int(a, 4), MPI_BYTE, target_of(a, 2), arg_int(a, 3), MPI_COMM_WORLD, &req);
   if (a.size() < 6 || not r.reqs.emplace(a[5], req).second)
     bad(a, "missing or duplicate request ID");
@@ -282,9 +329,11 @@ void na_irecv(Action& a)
 {
   auto& r = self();
   MPI_Request req;
+  charge("recv_complete");
   MPI_Irecv(scratch, arg_int(a, 4), MPI_BYTE, target_of(a, 2), arg_int(a, 3), MPI_COMM_WORLD, &req);
   if (a.size() < 6 || not r.reqs.emplace(a[5], req).second)
     bad(a, "missing or duplicate request ID");
+  r.is_recv[a[5]] = true;
 }
 
 void na_wait(Action& a)
@@ -294,6 +343,13 @@ void na_wait(Action& a)
   if (it == r.reqs.end())
     bad(a, "no na_isend/na_irecv with this ID");
   MPI_Wait(&it->second, MPI_STATUS_IGNORE);
+  auto recv = r.is_recv.find(a[2]);
+  if (recv != r.is_recv.end()) {
+    charge("recv_match");
+    r.is_recv.erase(recv);
+  } else {
+    charge("send_wait");
+  }
   r.reqs.erase(it);
 }
 
@@ -311,6 +367,7 @@ void na_put(Action& a)
   int p = target_of(a, 3), size = arg_int(a, 4);
   if (p == self().me)
     return;
+  charge("put_origin");
   MPI_Put(scratch, size, MPI_BYTE, p, 0, size, MPI_BYTE, w.win);
   w.dirty[p] = 1;
 }
@@ -321,6 +378,7 @@ void na_get(Action& a)
   int p = target_of(a, 3), size = arg_int(a, 4);
   if (p == self().me)
     return;
+  charge("put_origin");
   MPI_Get(scratch, size, MPI_BYTE, p, 0, size, MPI_BYTE, w.win);
   w.dirty[p] = 1;
 }
@@ -341,6 +399,7 @@ void na_flush_all(Action& a)
   auto& r = self();
   Win& w  = win_of(a);
   std::vector<int> answer;
+  charge("flush_idle");
   for (int p = 0; p < r.n; p++) {
     auto& in = w.sent[p];
     if (not in.empty()) {
@@ -506,6 +565,7 @@ void na_winwait(Action& a)
 void na_put_notify(Action& a)
 {
   Win& w = win_of(a);
+  charge("notify_origin");
   carry(w, target_of(a, 3), arg_int(a, 5), arg_int(a, 4), self().notify_comm);
 }
 
@@ -516,15 +576,22 @@ void na_get_notify(Action& a)
 {
   Win& w = win_of(a);
   int p = target_of(a, 3), tag = arg_int(a, 4), size = arg_int(a, 5);
+  charge("notify_origin");
   carry(w, p, 0, tag, self().notify_comm);
   if (p != self().me)
     MPI_Get(scratch, size, MPI_BYTE, p, 0, size, MPI_BYTE, w.win);
 }
 
+/* Matching is paid per notification; completion (MPI_Start and the test
+ * that returns) once per request: the notifications one request counted
+ * are consecutive lines, one request's. */
 void na_notified(Action& a)
 {
   auto& r = self();
   r.notify.take(target_of(a, 2), arg_int(a, 3));
+  charge("notify_match");
+  if (not r.notified_run)
+    charge("notify_complete");
 }
 
 /* A put into a "flags" window: one message as for a notified put, tagged
@@ -533,6 +600,7 @@ void na_notified(Action& a)
 void na_flag(Action& a)
 {
   Win& w = win_of(a);
+  charge("put_origin");
   carry(w, target_of(a, 3), arg_int(a, 4), arg_int(a, 2), self().flag_comm);
 }
 
@@ -540,6 +608,7 @@ void na_flagwait(Action& a)
 {
   win_of(a);
   self().flags.take(-1, arg_int(a, 2));
+  charge("sync");
 }
 
 // --- set-up and end -----------------------------------------------------------
@@ -594,13 +663,15 @@ action_fun in_region(action_fun f, bool spins = true)
 {
   return [f, spins](Action& a) {
     begin_region();
+    auto& r  = self();
     double t = simgrid::s4u::Engine::get_clock();
-    simgrid::s4u::ExecPtr spin;
     if (spins && busy_poll())
-      spin = simgrid::s4u::this_actor::exec_init(1e30)->set_name("poll")->start();
+      r.spin = simgrid::s4u::this_actor::exec_init(1e30)->set_name("poll")->start();
     f(a);
-    if (spin)
-      spin->cancel();
+    if (r.spin)
+      r.spin->cancel();
+    r.spin         = nullptr;
+    r.notified_run = a[1] == "na_notified";
     if (XBT_LOG_ISENABLED(na_replay, xbt_log_priority_debug))
       XBT_DEBUG("%s %s: %.9f s", a[1].c_str(), a.size() > 2 ? a[2].c_str() : "", simgrid::s4u::Engine::get_clock() - t);
   };
@@ -610,6 +681,21 @@ action_fun in_region(action_fun f, bool spins = true)
  * these: each rank registers them after its own, wrapping SimGrid's
  * functions as they were first found. */
 std::map<std::string, action_fun> simgrid_own;
+
+/* SimGrid's blocking send and receive, with the software costs of the
+ * nonblocking calls they are made of in MPICH. */
+void send_costed(Action& a)
+{
+  charge("send_origin");
+  simgrid_own["send"](a);
+  charge("send_wait");
+}
+void recv_costed(Action& a)
+{
+  charge("recv_complete");
+  simgrid_own["recv"](a);
+  charge("recv_match");
+}
 
 void register_actions()
 {
@@ -625,6 +711,8 @@ void register_actions()
   for (const char* name : own)
     if (std::string(name) != "init" && std::string(name) != "finalize")
       xbt_replay_action_register(name, in_region(simgrid_own[name], std::string(name) != "compute"));
+  xbt_replay_action_register("send", in_region(send_costed));
+  xbt_replay_action_register("recv", in_region(recv_costed));
   const std::map<std::string, void (*)(Action&)> mine = {
       {"na_isend", na_isend},         {"na_irecv", na_irecv},           {"na_wait", na_wait},
       {"na_put", na_put},             {"na_get", na_get},               {"na_acc", na_put},
@@ -708,6 +796,8 @@ int main(int argc, char* argv[])
     xbt_die("run this program with smpirun -replay (sim/replay.sh)");
   if (const char* depth = std::getenv("NA_REPLAY_POOL"))
     pool_depth = std::max(1, std::atoi(depth));
+  if (const char* file = std::getenv("NA_REPLAY_COSTS"); file != nullptr && *file != '\0' && costs.empty())
+    read_costs(file);
   if (argc < 2)
     xbt_die("one trace file per rank: the index must list them (sim/trace-format.md)");
   const int rank   = std::stoi(actor->get_property("rank"));

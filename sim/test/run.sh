@@ -148,5 +148,49 @@ start=$(date +%s)
 t=$(replay "$work/ring" "$sim/platforms/fattree1024.xml")
 check "1,024 ranks on fattree1024: notified ring + allreduce" "t > 1e-5 && t < 1e-3" "t=${t:-0}; wall_s=$(( $(date +%s) - start ))"
 
+# 8. software costs (NA_REPLAY_COSTS): each is charged where the library
+#    spends it, once per call; a millisecond dwarfs the wire
+costed() { # costed KEY TRACE: the replay's time with only KEY = 1 ms
+    echo "$1=1e-3" >"$work/costs.cfg"
+    NA_REPLAY_COSTS=$work/costs.cfg replay "$2" "$ft"
+}
+oneway() { # oneway DIR PROTOCOL: one message from rank 0 to 1, or two
+    gen "$1" 2
+    for r in 0 1; do emit "$1" $r na_win 0; done
+    case $2 in
+    notify) emit "$1" 0 na_put_notify 0 1 3 8; emit "$1" 1 na_notified 0 3 ;;
+    notify2) emit "$1" 0 na_put_notify 0 1 3 8; emit "$1" 0 na_put_notify 0 1 3 8
+             emit "$1" 1 na_notified 0 3; emit "$1" 1 na_notified 0 3 ;;
+    notify2x2) emit "$1" 0 na_put_notify 0 1 3 8; emit "$1" 0 na_put_notify 0 1 3 8
+               emit "$1" 1 na_notified 0 3; emit "$1" 1 compute 0; emit "$1" 1 na_notified 0 3 ;;
+    send) emit "$1" 0 send 1 0 8; emit "$1" 1 recv 0 0 8 ;;
+    isend) emit "$1" 0 na_isend 1 0 8 s; emit "$1" 0 na_wait s
+           emit "$1" 1 na_irecv 0 0 8 r; emit "$1" 1 na_wait r ;;
+    esac
+    finish "$1"
+}
+for p in notify notify2 notify2x2 send isend; do oneway "$work/ow-$p" $p; done
+ft=$sim/platforms/fattree1024.xml
+base=$(replay "$work/ow-notify" "$ft")
+check "costs: a notified put's origin cost, once" "d > 0.99e-3 && d < 1.01e-3" \
+    "d=$(costed notify_origin "$work/ow-notify") - ${base:-1}"
+check "costs: the target's matching, once per notification" "d > 1.99e-3 && d < 2.01e-3" \
+    "d=$(costed notify_match "$work/ow-notify2") - $(replay "$work/ow-notify2" "$ft")"
+check "costs: completion once per request (two notifications in one request)" "d > 0.99e-3 && d < 1.01e-3" \
+    "d=$(costed notify_complete "$work/ow-notify2") - $(replay "$work/ow-notify2" "$ft")"
+check "costs: completion once per request (two requests)" "d > 1.99e-3 && d < 2.01e-3" \
+    "d=$(costed notify_complete "$work/ow-notify2x2") - $(replay "$work/ow-notify2x2" "$ft")"
+for p in send isend; do
+    b=$(replay "$work/ow-$p" "$ft")
+    for k in send_origin recv_complete recv_match; do
+        check "costs: $p pays $k once" "d > 0.99e-3 && d < 1.01e-3" "d=$(costed $k "$work/ow-$p") - ${b:-1}"
+    done
+done
+check "costs: a notified put pays no two-sided cost" "d > -1e-9 && d < 1e-9" \
+    "d=$(costed send_origin "$work/ow-notify") - ${base:-1}"
+echo "bogus=-1" >"$work/costs.cfg"
+out=$(NA_REPLAY_COSTS=$work/costs.cfg "$sim/replay.sh" "$work/ow-notify" "$ft" 2>&1)
+if [[ $out == *"negative cost bogus"* ]]; then ok "costs: a negative cost is refused"; else ko "costs: a negative cost is refused"; fi
+
 echo "$pass passed, $fail failed"
 [ $fail = 0 ]
