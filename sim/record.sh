@@ -10,6 +10,7 @@
 # installed mpicc (PREFIX, default _install).  With more processes than
 # cores, one run with MPICH's own waits (measured_s) and the median of
 # NA_RECORD_RUNS with waits that yield (measured_yield_s, NATI_YIELD=1).
+# NA_RECORD_YIELD_RUNS (default NA_RECORD_RUNS) sets the latter's count.
 # NA_RECORD_RUNS=0: the trace only.  NA_RECORD_ARGS replaces the arguments
 # of sim/apps (a problem scaled with N).
 set -euo pipefail
@@ -50,6 +51,6 @@ if [ "$runs" -gt 0 ]; then
         # oversubscribed: MPICH's spinning waits lose scheduler slices
         # (seconds: one run), and the same run with waits that yield
         measure 0 1 "$out/measured_s"
-        measure 1 "$runs" "$out/measured_yield_s"
+        measure 1 "${NA_RECORD_YIELD_RUNS:-$runs}" "$out/measured_yield_s"
     fi
 fi

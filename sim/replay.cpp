@@ -55,7 +55,8 @@ int pool_depth = 32;
  * library's queue until a request matches them. */
 struct Pool {
   MPI_Comm comm = MPI_COMM_NULL;
-  std::vector<MPI_Request> posted;
+  std::vector<MPI_Request> posted; // a ring: identical wildcard receives
+  size_t oldest = 0;               // complete in the order they were posted
   std::deque<std::pair<int, int>> arrived; // (source, tag) in completion order
 
   void open(MPI_Comm c)
@@ -70,7 +71,10 @@ struct Pool {
     // the receiver cannot know the size: the largest count, nothing is copied
     MPI_Irecv(scratch, INT_MAX, MPI_BYTE, MPI_ANY_SOURCE, MPI_ANY_TAG, comm, &r);
   }
-  /* Block until a message from src (-1: any) with tag has arrived, and consume it. */
+  /* Block until a message from src (-1: any) with tag has arrived, and
+   * consume it.  MPI matches an arrival with the first posted receive that
+   * fits, and all of these fit: waiting for the oldest is waiting for the
+   * next arrival, at a cost that does not grow with the pool. */
   void take(int src, int tag)
   {
     for (;;) {
@@ -81,11 +85,11 @@ struct Pool {
         arrived.erase(it);
         return;
       }
-      int i;
       MPI_Status st;
-      MPI_Waitany(static_cast<int>(posted.size()), posted.data(), &i, &st);
+      MPI_Wait(&posted[oldest], &st);
       arrived.emplace_back(st.MPI_SOURCE, st.MPI_TAG);
-      post(posted[i]);
+      post(posted[oldest]);
+      oldest = (oldest + 1) % posted.size();
     }
   }
   void close()
@@ -112,6 +116,7 @@ struct Rank {
   simgrid::s4u::ExecPtr spin;            // busy polling beside the current action
   std::unordered_map<std::string, bool> is_recv; // na_irecv IDs among reqs
   MPI_Comm notify_comm = MPI_COMM_NULL, flag_comm = MPI_COMM_NULL, pscw_comm = MPI_COMM_NULL;
+  MPI_Comm coll_comm = MPI_COMM_NULL; // the collectives played as messages (with costs)
   Pool notify, flags;
   std::vector<Win> wins;
   int declared = 0; // na_win lines seen
@@ -697,6 +702,58 @@ void recv_costed(Action& a)
   charge("recv_match");
 }
 
+/* With software costs, the collectives the applications use are played as
+ * MPICH's algorithms for small messages, message by message, so that each
+ * message pays its costs as the notified and two-sided ones do: a barrier
+ * by dissemination (log2 N rounds of one send and one receive), a reduce
+ * by a binomial tree to the root.  Without costs, SimGrid's own. */
+void costed_send(int to, int size)
+{
+  charge("send_origin");
+  MPI_Send(scratch, size, MPI_BYTE, to, 0, self().coll_comm);
+  charge("send_wait");
+}
+void costed_recv(int from, int size)
+{
+  charge("recv_complete");
+  MPI_Recv(scratch, size, MPI_BYTE, from, 0, self().coll_comm, MPI_STATUS_IGNORE);
+  charge("recv_match");
+}
+
+void barrier_costed(Action& a)
+{
+  if (costs.empty())
+    return simgrid_own["barrier"](a);
+  auto& r = self();
+  for (int k = 1; k < r.n; k *= 2) {
+    MPI_Request req;
+    charge("send_origin");
+    MPI_Isend(scratch, 0, MPI_BYTE, (r.me + k) % r.n, 0, r.coll_comm, &req);
+    costed_recv((r.me - k + r.n) % r.n, 0);
+    MPI_Wait(&req, MPI_STATUS_IGNORE);
+    charge("send_wait");
+  }
+}
+
+void reduce_costed(Action& a)
+{
+  if (costs.empty())
+    return simgrid_own["reduce"](a);
+  auto& r  = self();
+  int size = arg_int(a, 2), root = arg_int(a, 4);
+  if (root < 0 || root >= r.n)
+    bad(a, "root out of range");
+  int v = (r.me - root + r.n) % r.n; // rank relative to the root
+  for (int mask = 1; mask < r.n; mask *= 2) {
+    if (v & mask) {
+      costed_send((v - mask + root) % r.n, size);
+      break;
+    }
+    if (v + mask < r.n)
+      costed_recv((v + mask + root) % r.n, size);
+  }
+}
+
 void register_actions()
 {
   const char* own[] = {"init", "finalize", "compute", "send", "recv", "barrier", "bcast", "reduce", "allreduce"};
@@ -713,6 +770,8 @@ void register_actions()
       xbt_replay_action_register(name, in_region(simgrid_own[name], std::string(name) != "compute"));
   xbt_replay_action_register("send", in_region(send_costed));
   xbt_replay_action_register("recv", in_region(recv_costed));
+  xbt_replay_action_register("barrier", in_region(barrier_costed));
+  xbt_replay_action_register("reduce", in_region(reduce_costed));
   const std::map<std::string, void (*)(Action&)> mine = {
       {"na_isend", na_isend},         {"na_irecv", na_irecv},           {"na_wait", na_wait},
       {"na_put", na_put},             {"na_get", na_get},               {"na_acc", na_put},
@@ -755,6 +814,7 @@ void make_windows(const std::string& path)
   MPI_Comm_dup(MPI_COMM_WORLD, &r.notify_comm);
   MPI_Comm_dup(MPI_COMM_WORLD, &r.flag_comm);
   MPI_Comm_dup(MPI_COMM_WORLD, &r.pscw_comm);
+  MPI_Comm_dup(MPI_COMM_WORLD, &r.coll_comm);
   // posted before the windows are made, so before any rank can notify
   r.notify.open(r.notify_comm);
   r.flags.open(r.flag_comm);

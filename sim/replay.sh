@@ -11,6 +11,8 @@
 # warnings and errors), then the simulated time of the traced region in
 # seconds, alone on the last line.  Fails if the replay fails, deadlocks or
 # runs longer than NA_REPLAY_TIMEOUT seconds of wall time (600).
+# NA_REPLAY_COSTS=FILE charges the library's per-call costs (sim/costs.sh,
+# sim/README.md).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 [ $# -ge 2 ] || { sed -n '2,14p' "$0" >&2; exit 2; }
@@ -66,6 +68,12 @@ if [ -f "$pcfg" ]; then
 fi
 cfg+=("$@")
 
+# the replay runs in $work: a relative costs file is the caller's
+if [ -n "${NA_REPLAY_COSTS:-}" ]; then
+    [ -f "$NA_REPLAY_COSTS" ] || { echo "replay.sh: no costs file $NA_REPLAY_COSTS" >&2; exit 2; }
+    NA_REPLAY_COSTS=$(cd "$(dirname "$NA_REPLAY_COSTS")" && pwd)/$(basename "$NA_REPLAY_COSTS")
+    export NA_REPLAY_COSTS
+fi
 log="$work/log"
 rc=0
 (cd "$work" && timeout --kill-after=10 "${NA_REPLAY_TIMEOUT:-600}" \

@@ -188,6 +188,18 @@ for p in send isend; do
 done
 check "costs: a notified put pays no two-sided cost" "d > -1e-9 && d < 1e-9" \
     "d=$(costed send_origin "$work/ow-notify") - ${base:-1}"
+# collectives with costs: message by message, MPICH's algorithms (4 ranks:
+# 2 rounds of dissemination; a binomial reduce to rank 0 receives twice in
+# a row on the critical path, 3 -> 2 -> 0)
+for c in barrier "reduce 8 0 0"; do
+    d=$work/coll-${c%% *}
+    gen "$d" 4
+    for r in 0 1 2 3; do emit "$d" $r $c; done
+    finish "$d"
+    b=$(replay "$d" "$ft")
+    check "costs: ${c%% *} of 4 ranks pays 2 receives on its critical path" "d > 1.99e-3 && d < 2.01e-3" \
+        "d=$(costed recv_match "$d") - ${b:-1}"
+done
 echo "bogus=-1" >"$work/costs.cfg"
 out=$(NA_REPLAY_COSTS=$work/costs.cfg "$sim/replay.sh" "$work/ow-notify" "$ft" 2>&1)
 if [[ $out == *"negative cost bogus"* ]]; then ok "costs: a negative cost is refused"; else ko "costs: a negative cost is refused"; fi

@@ -1,7 +1,9 @@
 # shellcheck shell=bash
 # The projection's tools (SUITE=sim, unit, all): natitrace, the recorder of
 # time-independent traces (sim/test/trace.sh), and the SMPI replay of such
-# traces (sim/test/run.sh; skipped without SimGrid's smpirun).
+# traces (sim/test/run.sh), trace extrapolation (sim/test/extrapolate.sh)
+# and the guide's projection commands as written (sim/test/guide.sh);
+# skipped without SimGrid's smpirun.
 # Sourced by test/run-suite.sh after test/harness/lib.sh.
 run_sim_check() {
     if [[ natitrace =~ $TESTS ]]; then
@@ -16,4 +18,13 @@ run_sim_check() {
                 timeout $((600 * SCALE)) bash "$TOP/sim/test/run.sh"
         fi
     fi
+    for t in extrapolate guide; do
+        [[ sim-$t =~ $TESTS ]] || continue
+        if ! command -v smpirun >/dev/null 2>&1; then
+            skip "sim-$t" "no smpirun (SimGrid: scripts/setup-deps.sh installs libsimgrid-dev)"
+        else
+            run_checker "sim-$t" "$OUT/logs/sim-$t.log" \
+                timeout $((600 * SCALE)) bash "$TOP/sim/test/$t.sh" "$OUT/sim-$t"
+        fi
+    done
 }
