@@ -13,7 +13,7 @@ work=${1:?usage: $0 WORKDIR DOCDIR} doc=${2:?usage: $0 WORKDIR DOCDIR}
 start=$(date +%s)
 mkdir -p "$work" "$doc"
 echo "project: validation on this machine (sim/validate.sh $work/validate)"
-NA_RECORD_YIELD_RUNS=1 "$HERE/validate.sh" "$work/validate" | sed 's/^/project:   /'
+NA_RECORD_YIELD_RUNS=1 "$HERE/validate.sh" "$work/validate" | sed -u 's/^/project:   /'
 echo "project: projection (sim/project.sh $work/scale)"
 "$HERE/project.sh" "$work/scale"
 cp "$work/validate/validation.csv" "$work/scale/projection.csv" "$work/scale/sensitivity.csv" \

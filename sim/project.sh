@@ -11,12 +11,16 @@
 # deterministic, so one stencil sweep and 20 reductions are traced (each
 # sweep fills and drains the pipeline anew; times per sweep or reduction).  Steps, each with a
 # progress line:
-#   1. the software costs of the calls, measured here (sim/costs.sh), unless
-#      NA_PROJECT_COSTS names a file;
-#   2. traces at NA_PROJECT_TRACED processes (default "8 16 32 64");
+#   1. the software costs of the calls: NA_PROJECT_COSTS (default
+#      sim/platforms/costs-ofi-tcp.cfg, measured here by sim/costs.sh on an
+#      idle machine; NA_PROJECT_COSTS=measure measures them now);
+#   2. traces at NA_PROJECT_TRACED processes (default "8 16 32 64"),
+#      Cholesky at NA_PROJECT_CHOLESKY (default "8 16 32": 64 processes
+#      take 4 to 5 minutes a trace here); NA_PROJECT_REUSE=1 keeps the
+#      traces OUTDIR already has;
 #   3. the tree extrapolated from the largest trace to NA_PROJECT_EXTRA
 #      processes (default "128 256 512 1024"), the stencil to
-#      NA_PROJECT_EXTRA_STENCIL (default "128"; sim/extrapolate.py: their
+#      NA_PROJECT_EXTRA_STENCIL (default none; sim/extrapolate.py: their
 #      per-process work does not change with N; Cholesky's distribution
 #      does, so it stays at the traced sizes).  The stencil's replay time
 #      grows with the square of the ranks (SimGrid scans each rank's list of
@@ -35,7 +39,7 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 out=${1:?usage: $0 OUTDIR}
 traced=${NA_PROJECT_TRACED:-8 16 32 64}
 extra=${NA_PROJECT_EXTRA-128 256 512 1024}
-extra_stencil=${NA_PROJECT_EXTRA_STENCIL-128}
+extra_stencil=${NA_PROJECT_EXTRA_STENCIL-}
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 step() { printf 'project: [%s] %s\n' "$(date +%H:%M:%S)" "$*"; }
@@ -43,11 +47,10 @@ step() { printf 'project: [%s] %s\n' "$(date +%H:%M:%S)" "$*"; }
 
 step "1/6 software costs of the calls"
 costs=$out/costs.cfg
-if [ -n "${NA_PROJECT_COSTS:-}" ]; then
-    cp "$NA_PROJECT_COSTS" "$costs"
-else
-    "$HERE/costs.sh" "$costs" </dev/null
-fi
+case ${NA_PROJECT_COSTS:=$HERE/platforms/costs-ofi-tcp.cfg} in
+measure) "$HERE/costs.sh" "$costs" </dev/null ;;
+*) cp "$NA_PROJECT_COSTS" "$costs" ;;
+esac
 grep -v '^#' "$costs" | tr '\n' ' ' | sed 's/^/project:   /; s/$/\n/'
 
 runs=("stencil na" "stencil mp" "cholesky na" "cholesky mp" "tree na" "tree mp" "tree reduce")
@@ -59,10 +62,13 @@ args_for() { # args_for APP NP: the problem scaled with NP (weak scaling)
     esac
 }
 largest=$(echo $traced | tr ' ' '\n' | sort -n | tail -n 1)
+cholesky_nps=${NA_PROJECT_CHOLESKY-8 16 32}
 for np in $traced; do
     step "2/6 traces at $np processes"
     for run in "${runs[@]}"; do
         read -r app mode <<<"$run"
+        [ "$app" = cholesky ] && [[ " $cholesky_nps " != *" $np "* ]] && continue
+        [ "${NA_PROJECT_REUSE:-0}" = 1 ] && [ -f "$out/$app-$mode-$np/trace/index" ] && continue
         NA_RECORD_RUNS=0 NA_RECORD_ARGS=$(args_for "$app" "$np") MPIEXEC_TIMEOUT=${MPIEXEC_TIMEOUT:-900} \
             "$HERE/record.sh" "$app" "$mode" "$np" "$out/$app-$mode-$np" </dev/null
     done
@@ -97,6 +103,11 @@ for np in $(echo $traced $extra $extra_stencil | tr ' ' '\n' | sort -nu); do
         read -r app mode <<<"$run"
         d=$out/$app-$mode-$np
         [ -d "$d/trace" ] || continue
+        case $app in # only the sizes asked for, whatever else OUTDIR holds
+        cholesky) [[ " $cholesky_nps " == *" $np "* ]] || continue ;;
+        stencil) [[ " $traced $extra_stencil " == *" $np "* ]] || continue ;;
+        tree) [[ " $traced $extra " == *" $np "* ]] || continue ;;
+        esac
         source=traced
         grep -q '^extrapolated_from=' "$d/trace/meta" 2>/dev/null && source=extrapolated
         for platform in dragonfly fattree1024; do

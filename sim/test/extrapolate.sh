@@ -199,27 +199,21 @@ for m in na mp; do record stencil $m "$st_large"; record tree $m "$tr_large"; do
 info "traced in $(( $(date +%s) - start )) s"
 
 # ------------------------------------------------------------- (a) structure
-for m in na mp pscw; do
-    in=$W/stencil-$m-$st_small/trace
-    [ -d "$in" ] || continue
-    if extrap stencil "$in" "$st_small" "$W/id"; then
-        if diff -r -q -x meta -x stdout "$in" "$W/id" >/dev/null; then ok "stencil $m: $st_small -> $st_small is the trace itself"
-        else ko "stencil $m: $st_small -> $st_small differs from the trace ($W/id)"; fi
-    else ko "stencil $m: $st_small -> $st_small refused: $(cat "$W/extrap.err")"; fi
-    if extrap stencil "$in" 100 "$W/x-stencil-$m-100"; then struct "stencil $m $st_small -> 100" "$W/x-stencil-$m-100"
-    else ko "stencil $m $st_small -> 100: $(cat "$W/extrap.err")"; fi
-done
-for m in na mp pscw reduce; do
-    in=$W/tree-$m-$tr_small/trace
-    [ -d "$in" ] || continue
-    if extrap tree "$in" "$tr_small" "$W/id"; then
-        if diff -r -q -x meta -x stdout "$in" "$W/id" >/dev/null; then ok "tree $m: $tr_small -> $tr_small is the trace itself"
-        else ko "tree $m: $tr_small -> $tr_small differs from the trace ($W/id)"; fi
-    else ko "tree $m: $tr_small -> $tr_small refused: $(cat "$W/extrap.err")"; fi
-    # 1,024 = 4 * 255 + 4: interior nodes with 4 children, one with 3 (rank 255)
-    if extrap tree "$in" 1024 "$W/x-tree-$m-1024"; then struct "tree $m $tr_small -> 1024" "$W/x-tree-$m-1024"
-    else ko "tree $m $tr_small -> 1024: $(cat "$W/extrap.err")"; fi
-done
+# grow APP MODE SMALL BIG: N -> N reproduces the trace; SMALL -> BIG is well formed
+grow() {
+    local app=$1 m=$2 small=$3 big=$4
+    local in=$W/$app-$m-$small/trace
+    [ -d "$in" ] || return 0
+    if extrap "$app" "$in" "$small" "$W/id"; then
+        if diff -r -q -x meta -x stdout "$in" "$W/id" >/dev/null; then ok "$app $m: $small -> $small is the trace itself"
+        else ko "$app $m: $small -> $small differs from the trace ($W/id)"; fi
+    else ko "$app $m: $small -> $small refused: $(cat "$W/extrap.err")"; fi
+    if extrap "$app" "$in" "$big" "$W/x-$app-$m-$big"; then struct "$app $m $small -> $big" "$W/x-$app-$m-$big"
+    else ko "$app $m $small -> $big: $(cat "$W/extrap.err")"; fi
+}
+for m in na mp pscw; do grow stencil $m "$st_small" 100; done
+# 1,024 = 4 * 255 + 4: interior nodes with 4 children, one with 3 (rank 255)
+for m in na mp pscw reduce; do grow tree $m "$tr_small" 1024; done
 x=$W/x-tree-na-1024
 if [ -f "$x/rank-255.ti" ] && grep -q "^255 na_notified 1023 0$" "$x/rank-255.ti" &&
     ! grep -q "^255 na_notified 1024 " "$x/rank-255.ti" && grep -q "^255 na_put_notify 0 63 0 " "$x/rank-255.ti" &&
